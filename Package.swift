@@ -1,0 +1,94 @@
+// swift-tools-version: 6.1
+import CompilerPluginSupport
+import PackageDescription
+
+let package = Package(
+    name: "SQLiteDefaults",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SQLiteDefaults", targets: ["SQLiteDefaults"]),
+        .library(name: "SQLiteDefaultsObservable", targets: ["SQLiteDefaultsObservable"]),
+        .executable(name: "prefs", targets: ["prefs"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLiteDefaults",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .executableTarget(
+            name: "MigrationEmbedder",
+            path: "Sources/MigrationEmbedder"
+        ),
+        .plugin(
+            name: "EmbedMigrations",
+            capability: .buildTool(),
+            dependencies: ["MigrationEmbedder"]
+        ),
+        .target(
+            name: "SQLiteDefaults",
+            dependencies: [
+                "CSQLiteDefaults",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            plugins: ["EmbedMigrations"]
+        ),
+        .macro(
+            name: "SQLiteDefaultsMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
+        .target(
+            name: "SQLiteDefaultsObservable",
+            dependencies: ["SQLiteDefaults", "SQLiteDefaultsMacros"]
+        ),
+        .executableTarget(
+            name: "prefs",
+            dependencies: [
+                "SQLiteDefaults",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "DefaultsTestHelper",
+            dependencies: ["SQLiteDefaults"],
+            path: "Tests/DefaultsTestHelper"
+        ),
+        .testTarget(
+            name: "SQLiteDefaultsTests",
+            dependencies: ["SQLiteDefaults", "DefaultsTestHelper"]
+        ),
+        .testTarget(
+            name: "prefsTests",
+            dependencies: ["prefs", "SQLiteDefaults"]
+        ),
+        .testTarget(
+            name: "SQLiteDefaultsMacrosTests",
+            dependencies: [
+                "SQLiteDefaultsMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+            ]
+        ),
+        .testTarget(
+            name: "SQLiteDefaultsObservableTests",
+            dependencies: ["SQLiteDefaultsObservable", "DefaultsTestHelper"]
+        ),
+    ]
+)
+
+// Swift 6 language mode everywhere, plus the upcoming features we hold ourselves to.
+for target in package.targets where target.type != .system && target.type != .plugin {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}

@@ -1,0 +1,43 @@
+/// How one key's value type converts to and from its row, captured when the key is created
+/// so that plain `Codable` and `RawRepresentable` types need no conformance.
+struct DefaultsCodec<Value: Sendable>: Sendable {
+    /// Encodes a value; `.null` means "no row" (an `Optional` set to `nil`).
+    let encode: @Sendable (Value) throws -> SQLiteValue
+    /// Decodes a stored value.
+    let decode: @Sendable (SQLiteValue) throws -> Value
+
+    static func serializable() -> Self where Value: DefaultsSerializable {
+        Self(encode: { try $0.sqliteValue() }, decode: { try Value(sqliteValue: $0) })
+    }
+
+    static func rawValue() -> Self where Value: RawRepresentable, Value.RawValue: DefaultsSerializable {
+        Self(
+            encode: { try $0.rawValue.sqliteValue() },
+            decode: { stored in
+                let raw = try Value.RawValue(sqliteValue: stored)
+                guard let value = Value(rawValue: raw) else {
+                    throw DefaultsError.decodingFailed(Value.self, "no case has the raw value \(raw)")
+                }
+                return value
+            }
+        )
+    }
+
+    static func json() -> Self where Value: Codable {
+        Self(encode: { try JSONCoding.encode($0) }, decode: { try JSONCoding.decode(Value.self, from: $0) })
+    }
+
+    /// `nil` is no row (and NULL reads as `nil`); other values use the wrapped type's codec.
+    static func optional<Wrapped>(_ wrapped: DefaultsCodec<Wrapped>) -> Self where Value == Wrapped? {
+        Self(
+            encode: { value in
+                guard let value else { return .null }
+                return try wrapped.encode(value)
+            },
+            decode: { stored in
+                if case .null = stored { return nil }
+                return try wrapped.decode(stored)
+            }
+        )
+    }
+}

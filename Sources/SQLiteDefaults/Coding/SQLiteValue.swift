@@ -1,0 +1,50 @@
+import Foundation
+
+/// A value as SQLite stores it in one row: one of its five storage classes.
+///
+/// Every ``DefaultsSerializable`` type converts to and from one of these. Scalars use the
+/// native classes (`Int` → `.integer`, `Double` → `.real`, `String` → `.text`, `Data` → `.blob`);
+/// collections and `Codable` types are JSON in `.text`. Any SQL client sees the same values:
+///
+/// ```sql
+/// SELECT key, typeof(value), value FROM defaults;
+/// ```
+public enum SQLiteValue: Sendable, Hashable {
+    /// SQL `NULL`.
+    case null
+    /// A signed 64-bit integer (`INTEGER`).
+    case integer(Int64)
+    /// An IEEE double (`REAL`).
+    case real(Double)
+    /// UTF-8 text (`TEXT`).
+    case text(String)
+    /// Bytes (`BLOB`).
+    case blob(Data)
+
+    /// SQLite's name for the storage class, as `typeof(value)` reports it.
+    public var storageClass: String {
+        switch self {
+        case .null: "null"
+        case .integer: "integer"
+        case .real: "real"
+        case .text: "text"
+        case .blob: "blob"
+        }
+    }
+
+    /// Two values are the same stored value when SQLite would see no change: same class, same content.
+    /// (Unlike `==` on doubles, NaN equals NaN here, so rewriting a NaN notifies nobody.)
+    func isSameStoredValue(as other: SQLiteValue) -> Bool {
+        switch (self, other) {
+        case let (.real(a), .real(b)): a == b || (a.isNaN && b.isNaN)
+        default: self == other
+        }
+    }
+}
+
+extension SQLiteValue: DefaultsSerializable {
+    /// Returns the value itself: a `DefaultsKey<SQLiteValue>` reads and writes rows untyped.
+    public func sqliteValue() throws -> SQLiteValue { self }
+    /// Takes the stored value as it is; never throws.
+    public init(sqliteValue: SQLiteValue) throws { self = sqliteValue }
+}

@@ -1,0 +1,205 @@
+import CSQLiteDefaults
+import Foundation
+
+/// Everything that belongs to the store's connection and is touched only by the thread
+/// holding it (see ``DatabaseAccess``): the connection, its hook recorder, transaction
+/// nesting, and the bookkeeping of the change log.
+final class ConnectionState {
+    let database: Database
+    let recorder = ChangeRecorder()
+
+    /// Nesting of `transaction { }` / `modify` on this connection; 0 outside any.
+    var transactionDepth = 0
+    /// Set when SQLite rolled an open transaction back by itself (for example on a full
+    /// disk): every later statement of that transaction must fail, not autocommit.
+    var transactionAborted: DefaultsError?
+
+    /// The highest change-log `seq` this store has accounted for.
+    var lastSeenSequence: Int64 = 0
+    /// Change-log entries of this connection's own commits that the monitor has not yet passed.
+    var ownSequences = Set<Int64>()
+    /// `PRAGMA data_version` at the last check; it moves only when another connection commits.
+    var dataVersion: Int64 = 0
+    /// Whether anyone reads the change log (false for in-memory stores).
+    let tracksChangeLog: Bool
+    private var commitsSincePrune = 0
+
+    init(database: Database, tracksChangeLog: Bool) {
+        self.database = database
+        self.tracksChangeLog = tracksChangeLog
+        recorder.install(on: database.handle)
+    }
+
+    deinit {
+        recorder.uninstall(from: database.handle)
+    }
+
+    // MARK: Rows
+
+    func read(_ key: String) throws -> SQLiteValue? {
+        let statement = try database.statement("SELECT value FROM defaults WHERE key = ?1")
+        defer { statement.reset() }
+        try statement.bind(key, at: 1)
+        return try statement.step() ? statement.value(at: 0) : nil
+    }
+
+    func keys() throws -> [String] {
+        let statement = try database.statement("SELECT key FROM defaults ORDER BY key")
+        defer { statement.reset() }
+        var keys: [String] = []
+        while try statement.step() { keys.append(statement.text(at: 0)) }
+        return keys
+    }
+
+    /// Writes one row (`nil` deletes it) and records the change for delivery after commit.
+    ///
+    /// The upsert leaves the row alone when it already holds this exact value (same
+    /// storage class too), so rewriting a value fires no hook and logs nothing.
+    func write(_ key: String, _ value: SQLiteValue?) throws {
+        if let aborted = transactionAborted { throw aborted }
+        let statement: Statement
+        if let value {
+            statement = try database.statement("""
+                INSERT INTO defaults(key, value) VALUES (?1, ?2)
+                ON CONFLICT(key) DO UPDATE SET value = excluded.value
+                WHERE value IS NOT excluded.value OR typeof(value) IS NOT typeof(excluded.value)
+                """)
+            try statement.bind(key, at: 1)
+            try statement.bind(value, at: 2)
+        } else {
+            statement = try database.statement("DELETE FROM defaults WHERE key = ?1")
+            try statement.bind(key, at: 1)
+        }
+        defer { statement.reset() }
+        recorder.begin(key: key, value: value)
+        // Outside a transaction a write that meets a busy database after the busy timeout, or
+        // a stale WAL snapshot, changed nothing: retrying it is safe.
+        var attempt = 0
+        while true {
+            do {
+                _ = try statement.step()
+                recorder.statementSucceeded()
+                return
+            } catch let error as DefaultsError where error.code == .busy && transactionDepth == 0 && attempt < 3 {
+                attempt += 1
+                sqlite3_reset(statement.handle)
+            } catch {
+                recorder.statementFailed()
+                if transactionDepth > 0, !database.isInTransaction, let error = error as? DefaultsError {
+                    transactionAborted = error
+                }
+                throw error
+            }
+        }
+    }
+
+    // MARK: Transactions
+
+    func begin() throws {
+        if transactionDepth == 0 {
+            transactionAborted = nil
+            try database.execute("BEGIN IMMEDIATE")
+        } else {
+            try database.execute("SAVEPOINT nested_\(transactionDepth)")
+        }
+        transactionDepth += 1
+    }
+
+    /// Commits the outermost transaction (returning its changes) or releases a savepoint
+    /// (returning nothing yet).
+    func commit() throws -> ChangeRecorder.Changes? {
+        transactionDepth -= 1
+        if transactionDepth > 0 {
+            try database.execute("RELEASE nested_\(transactionDepth)")
+            return nil
+        }
+        if let aborted = transactionAborted {
+            transactionAborted = nil
+            recorder.discard()
+            throw aborted
+        }
+        do {
+            try database.execute("COMMIT")
+        } catch {
+            if database.isInTransaction { try? database.execute("ROLLBACK") }
+            recorder.discard()
+            throw error
+        }
+        return recorder.takeCommitted()
+    }
+
+    func rollback(to snapshot: ChangeRecorder.Changes) {
+        transactionDepth -= 1
+        if transactionDepth > 0 {
+            try? database.execute("ROLLBACK TO nested_\(transactionDepth); RELEASE nested_\(transactionDepth)")
+            recorder.restore(snapshot)
+        } else {
+            if database.isInTransaction { try? database.execute("ROLLBACK") }
+            transactionAborted = nil
+            recorder.discard()
+        }
+    }
+
+    // MARK: Change log
+
+    /// Notes this connection's own log entries after a commit, and now and then prunes the
+    /// log so it stays bounded (a store that falls further behind than the log reaches
+    /// re-reads every key it knows instead).
+    func noteCommitted(_ changes: ChangeRecorder.Changes) {
+        guard tracksChangeLog, !changes.logSequences.isEmpty else { return }
+        ownSequences.formUnion(changes.logSequences)
+        commitsSincePrune += 1
+        if commitsSincePrune >= Self.pruneEvery, let newest = changes.logSequences.last {
+            commitsSincePrune = 0
+            try? pruneChangeLog(keepingAfter: newest - Self.changeLogLength)
+        }
+    }
+
+    static let changeLogLength: Int64 = 10_000
+    static let pruneEvery = 1_000
+
+    private func pruneChangeLog(keepingAfter sequence: Int64) throws {
+        guard sequence > 0 else { return }
+        let statement = try database.statement("DELETE FROM defaults_changes WHERE seq <= ?1")
+        defer { statement.reset() }
+        try statement.bind(sequence, at: 1)
+        _ = try statement.step()
+    }
+
+    /// What other connections committed since the last call: the keys they changed, in
+    /// commit order, or `nil` when the log no longer reaches back that far (re-read all).
+    func externalChanges() throws -> [String]? {
+        let version = try database.integer("PRAGMA data_version")
+        if version == dataVersion {
+            // Nobody else committed: every newer log entry is ours.
+            if let newest = ownSequences.max() { lastSeenSequence = max(lastSeenSequence, newest) }
+            ownSequences.removeAll()
+            return []
+        }
+        dataVersion = version
+        let statement = try database.statement("SELECT seq, key FROM defaults_changes WHERE seq > ?1 ORDER BY seq")
+        defer { statement.reset() }
+        try statement.bind(lastSeenSequence, at: 1)
+        var keys: [String] = []
+        var seen = Set<String>()
+        var expected = lastSeenSequence + 1
+        var gap = false
+        while try statement.step() {
+            let sequence = statement.int64(at: 0)
+            if sequence > expected { gap = true }  // pruned before we read it
+            expected = sequence + 1
+            lastSeenSequence = sequence
+            if ownSequences.remove(sequence) != nil { continue }
+            let key = statement.text(at: 1)
+            if seen.insert(key).inserted { keys.append(key) }
+        }
+        ownSequences = ownSequences.filter { $0 > lastSeenSequence }
+        return gap ? nil : keys
+    }
+
+    /// Starts change-log bookkeeping from the log's present end.
+    func startTrackingChangeLog() throws {
+        lastSeenSequence = try database.integer("SELECT coalesce(max(seq), 0) FROM defaults_changes")
+        dataVersion = try database.integer("PRAGMA data_version")
+    }
+}

@@ -1,0 +1,99 @@
+import CSQLiteDefaults
+import Foundation
+
+/// A prepared statement, kept in its connection's cache and reused. Not thread-safe: used
+/// only by the thread that holds the store's database lock.
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    private unowned let database: Database
+
+    init(database: Database, sql: String) throws {
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            throw database.error(code, "preparing a statement")
+        }
+        self.handle = handle
+        self.sql = sql
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds text as UTF-8 with its exact length, so keys may contain any character, NUL included.
+    func bind(_ text: String, at index: Int32) throws {
+        var text = text
+        let code = text.withUTF8 { bytes -> Int32 in
+            guard let base = bytes.baseAddress else {
+                return sqlite3_bind_text(handle, index, "", 0, csqlitedefaults_transient())
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(clamping: bytes.count), csqlitedefaults_transient())
+            }
+        }
+        try check(code, "binding text")
+    }
+
+    func bind(_ value: SQLiteValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(handle, index)
+        case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
+        case .real(let number): code = sqlite3_bind_double(handle, index, number)
+        case .text(let text): try bind(text, at: index); return
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes { raw in
+                // A zero-length blob still needs a non-NULL pointer, or SQLite stores NULL.
+                sqlite3_bind_blob64(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(raw.count), csqlitedefaults_transient())
+            }
+        }
+        try check(code, "binding a value")
+    }
+
+    func bind(_ number: Int64, at index: Int32) throws {
+        try check(sqlite3_bind_int64(handle, index, number), "binding an integer")
+    }
+
+    /// Runs one step; `true` while a row is available.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            throw database.error(code, "running '\(sql.prefix(60))'")
+        }
+    }
+
+    /// Resets for reuse and drops bindings, so no large value stays referenced.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func text(at column: Int32) -> String {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    func value(at column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .text(text(at: column))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default: return .null
+        }
+    }
+
+    private func check(_ code: Int32, _ operation: String) throws {
+        guard code == SQLITE_OK else { throw database.error(code, operation) }
+    }
+}

@@ -1,0 +1,29 @@
+/// Who made a change that an observer hears about.
+public enum DefaultsChangeOrigin: String, Sendable, Hashable {
+    /// This `DefaultsStore` object made it.
+    case local
+    /// Anyone else: another `DefaultsStore` on the same file, another process, or any SQL
+    /// client such as the `sqlite3` shell.
+    case external
+}
+
+/// A committed change of one key, as ``DefaultsStore/observe(_:_:)`` delivers it.
+public struct DefaultsChange<Value: Sendable>: Sendable {
+    /// The key's name.
+    public let key: String
+    /// The value after the change: the key's default when the row was removed (or when the
+    /// new row cannot be decoded as `Value`).
+    public let newValue: Value
+    /// Whether this store object or someone else made the change.
+    public let origin: DefaultsChangeOrigin
+}
+
+/// A committed change of any key, as ``DefaultsStore/changes()`` delivers it.
+public struct DefaultsKeyChange: Sendable, Hashable {
+    /// The key's name.
+    public let key: String
+    /// Whether this store object or someone else made the change.
+    public let origin: DefaultsChangeOrigin
+    /// The row's new value as stored; `nil` when the row was removed.
+    public let value: SQLiteValue?
+}

@@ -1,0 +1,94 @@
+// One initializer per combination of the three ways a type can be coded, so that the
+// compiler always finds a single most specific one. Precedence: DefaultsSerializable,
+// then RawRepresentable (raw value), then Codable (JSON). `[Int]` is both a collection of
+// built-ins and Codable: the combined overloads below settle that ambiguity.
+
+extension DefaultsKey {
+    /// A key for a ``DefaultsSerializable`` value (every built-in type).
+    /// - Parameters:
+    ///   - name: the row's key; any non-empty string.
+    ///   - defaultValue: what reads return while the row does not exist.
+    public convenience init(_ name: String, default defaultValue: Value) where Value: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .serializable())
+    }
+
+    /// A key for a `RawRepresentable` value, stored as its raw value (e.g. a `String` enum).
+    public convenience init(_ name: String, default defaultValue: Value)
+    where Value: RawRepresentable, Value.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .rawValue())
+    }
+
+    /// A key for a `Codable` value, stored as JSON text.
+    public convenience init(_ name: String, default defaultValue: Value) where Value: Codable {
+        self.init(name: name, defaultValue: defaultValue, codec: .json())
+    }
+
+    /// A key for a type that is both serializable and `Codable`: uses ``DefaultsSerializable``.
+    public convenience init(_ name: String, default defaultValue: Value) where Value: DefaultsSerializable & Codable {
+        self.init(name: name, defaultValue: defaultValue, codec: .serializable())
+    }
+
+    /// A key for a type that is both serializable and `RawRepresentable`: uses ``DefaultsSerializable``.
+    public convenience init(_ name: String, default defaultValue: Value)
+    where Value: DefaultsSerializable & RawRepresentable, Value.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .serializable())
+    }
+
+    /// A key for a type that is both `RawRepresentable` and `Codable`: stored as its raw value.
+    public convenience init(_ name: String, default defaultValue: Value)
+    where Value: RawRepresentable & Codable, Value.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .rawValue())
+    }
+
+    /// A key for a type that is serializable, `RawRepresentable` and `Codable`: uses ``DefaultsSerializable``.
+    public convenience init(_ name: String, default defaultValue: Value)
+    where Value: DefaultsSerializable & RawRepresentable & Codable, Value.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .serializable())
+    }
+}
+
+// Optional keys: `DefaultsKey<Profile?>("profile")` defaults to nil. Setting nil removes the row.
+
+extension DefaultsKey {
+    /// A key for an optional ``DefaultsSerializable`` value; `nil` unless you give a default.
+    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
+    where Value == Wrapped?, Wrapped: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optional(.serializable()))
+    }
+
+    /// A key for an optional `RawRepresentable` value; `nil` unless you give a default.
+    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
+    where Value == Wrapped?, Wrapped: RawRepresentable, Wrapped.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optional(.rawValue()))
+    }
+
+    /// A key for an optional `Codable` value, stored as JSON; `nil` unless you give a default.
+    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
+    where Value == Wrapped?, Wrapped: Codable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optional(.json()))
+    }
+
+    /// A key for an optional value that is serializable and `Codable`: uses ``DefaultsSerializable``.
+    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
+    where Value == Wrapped?, Wrapped: DefaultsSerializable & Codable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optional(.serializable()))
+    }
+
+    /// A key for an optional value that is serializable and `RawRepresentable`: uses ``DefaultsSerializable``.
+    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
+    where Value == Wrapped?, Wrapped: DefaultsSerializable & RawRepresentable, Wrapped.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optional(.serializable()))
+    }
+
+    /// A key for an optional value that is `RawRepresentable` and `Codable`: stored as its raw value.
+    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
+    where Value == Wrapped?, Wrapped: RawRepresentable & Codable, Wrapped.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optional(.rawValue()))
+    }
+
+    /// A key for an optional value that is serializable, `RawRepresentable` and `Codable`: uses ``DefaultsSerializable``.
+    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
+    where Value == Wrapped?, Wrapped: DefaultsSerializable & RawRepresentable & Codable, Wrapped.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optional(.serializable()))
+    }
+}

@@ -1,0 +1,39 @@
+/// A typed key: the name of a row in the `defaults` table, the type stored there, and the
+/// value read when the row is missing.
+///
+/// ```swift
+/// extension DefaultsKeys {
+///     static let count   = DefaultsKey<Int>("count", default: 0)
+///     static let theme   = DefaultsKey<Theme>("theme", default: .light)  // RawRepresentable
+///     static let profile = DefaultsKey<Profile?>("profile")               // Codable, default nil
+/// }
+/// ```
+///
+/// Names are any non-empty string; dots, `@`, spaces and Unicode are ordinary characters.
+/// The empty name is refused when the key is used, with ``DefaultsError/Code/invalidKey``.
+///
+/// How the value is coded is chosen when the key is created, by the initializer that
+/// matches the type: ``DefaultsSerializable`` first, then `RawRepresentable` (stored as its
+/// raw value), then `Codable` (stored as JSON text).
+public final class DefaultsKey<Value: Sendable>: DefaultsKeys, @unchecked Sendable {
+    // Sendable proof: every stored property is a `let` of a Sendable type
+    // (String, Value: Sendable, DefaultsCodec is Sendable); the superclass has no state.
+
+    /// The row's key in the `defaults` table.
+    public let name: String
+    /// The value a read returns while no row exists (and when a stored row cannot be decoded,
+    /// for the non-throwing subscript).
+    public let defaultValue: Value
+    let codec: DefaultsCodec<Value>
+
+    init(name: String, defaultValue: Value, codec: DefaultsCodec<Value>) {
+        self.name = name
+        self.defaultValue = defaultValue
+        self.codec = codec
+        super.init()
+    }
+}
+
+extension DefaultsKey: CustomStringConvertible {
+    public var description: String { "DefaultsKey<\(Value.self)>(\"\(name)\")" }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Logging
+
+/// Typed preferences in a SQLite file: durable when a write returns, observable per key,
+/// whoever changes them.
+///
+/// ```swift
+/// extension DefaultsKeys {
+///     static let name = DefaultsKey<String>("name", default: "Guest")
+/// }
+/// let store = try DefaultsStore(path: "/var/lib/app/defaults.sqlite")
+/// store[.name] = "Ada"
+/// let token = store.observe(.name) { change in print(change.newValue, change.origin) }
+/// ```
+///
+/// A store is `Sendable`: use one object from any thread or task. Several stores — in this
+/// process or in others — may share a file; each sees the others' changes as `.external`.
+/// Reads are served from a cache that this store's own commits and the external-change
+/// monitor keep current. The store closes its connection and stops its monitor thread when
+/// its last reference goes away.
+public final class DefaultsStore: Sendable {
+    let core: StoreCore
+    private let monitor: ExternalChangeMonitor?
+
+    /// The database file, or `nil` for an in-memory store.
+    public var path: String? { core.path }
+
+    /// Opens (creating if needed) the database at `path`.
+    ///
+    /// Missing parent directories are created (mode 0700), a new file is created with mode
+    /// 0600, the journal is switched to WAL, and the schema is migrated to this library's
+    /// version.
+    ///
+    /// - Throws: ``DefaultsError`` — `.isDirectory`, `.cannotCreateDirectory`, `.cannotOpen`,
+    ///   `.readOnly`, `.notADatabase` or `.newerSchema` (the file is left untouched in the
+    ///   last two cases), `.migrationFailed`, `.busy`.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        let core = try StoreCore(path: path, configuration: configuration)
+        self.core = core
+        if configuration.observesExternalChanges {
+            monitor = try ExternalChangeMonitor(databasePath: path, safetyPoll: configuration.safetyPollInterval) { [weak core] event in
+                guard let core else { return }
+                if case .databaseFileEvent = event { core.checkFileIdentity() }
+                if case .safetyPoll = event { core.checkFileIdentity() }
+                core.checkExternalChanges()
+            }
+        } else {
+            monitor = nil
+        }
+    }
+
+    /// Opens (creating if needed) the database at a file URL.
+    /// - Throws: the errors of ``init(path:configuration:)``.
+    public convenience init(url: URL, configuration: Configuration = Configuration()) throws {
+        try self.init(path: url.path, configuration: configuration)
+    }
+
+    private init(inMemoryWith configuration: Configuration) throws {
+        core = try StoreCore(path: nil, configuration: configuration)
+        monitor = nil
+    }
+
+    /// A private store in memory, for tests and previews: same API and observation, no file,
+    /// nothing shared with other stores or processes.
+    /// - Throws: ``DefaultsError`` if SQLite cannot allocate the database.
+    public static func inMemory(configuration: Configuration = Configuration()) throws -> DefaultsStore {
+        try DefaultsStore(inMemoryWith: configuration)
+    }
+
+    deinit {
+        monitor?.stop()
+        core.failures.finishAll()
+    }
+
+    // MARK: Reading
+
+    /// The stored value, or the key's default when there is none or it cannot be decoded
+    /// (use ``value(for:)`` to see why). Setting writes durably; a failed write is logged and
+    /// reported on ``writeFailures`` and ``lastWriteFailure``, never dropped silently.
+    ///
+    /// ```swift
+    /// store[.count] += 1   // not atomic across processes: use modify(_:_:) for that
+    /// ```
+    public subscript<Value>(key: DefaultsKey<Value>) -> Value {
+        get {
+            do {
+                return try core.value(for: key)
+            } catch {
+                return key.defaultValue
+            }
+        }
+        set {
+            do {
+                try core.set(newValue, for: key)
+            } catch {
+                reportWriteFailure(error, key: key.name)
+            }
+        }
+    }
+
+    /// The stored value, or the key's default when no row exists.
+    ///
+    /// - Throws: ``DefaultsError`` — `.typeMismatch` when the row's storage class cannot hold
+    ///   `Value`, `.decodingFailed` when its content does not decode (the row is left as it
+    ///   is), `.invalidKey` for an empty name, `.databaseReplaced`, or a SQLite failure.
+    public func value<Value>(for key: DefaultsKey<Value>) throws -> Value {
+        try core.value(for: key)
+    }
+
+    /// Whether a row exists for the key (false for an empty name or when reading fails).
+    public func contains<Value>(_ key: DefaultsKey<Value>) -> Bool {
+        do {
+            return try core.storedValue(key.name) != nil
+        } catch {
+            core.configuration.logger.warning("SQLiteDefaults: contains(\(key.name)) failed: \(error)")
+            return false
+        }
+    }
+
+    /// The names of every stored key, sorted; empty when reading fails (the failure is logged).
+    public func keys() -> [String] {
+        do {
+            return try core.keys()
+        } catch {
+            core.configuration.logger.warning("SQLiteDefaults: keys() failed: \(error)")
+            return []
+        }
+    }
+
+    // MARK: Writing
+
+    /// Stores `value`; when this returns, the change is committed to the WAL on disk and
+    /// survives the process being killed. Setting an optional key to `nil` removes the row.
+    ///
+    /// - Throws: ``DefaultsError`` — `.invalidKey`, `.encodingFailed`, `.valueTooLarge`,
+    ///   `.diskFull`, `.readOnly`, `.busy`, `.databaseReplaced`, `.ioError`. Nothing is
+    ///   written when it throws.
+    public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
+        try core.set(value, for: key)
+    }
+
+    /// Removes the key's row, so reads return its default again; observers hear the default.
+    /// - Throws: ``DefaultsError`` as ``set(_:for:)`` does.
+    public func remove<Value>(_ key: DefaultsKey<Value>) throws {
+        try core.remove(key.name)
+    }
+
+    /// Reads, changes and writes one key atomically, even against other processes: the
+    /// read happens inside `BEGIN IMMEDIATE`, so no other writer can slip in between.
+    ///
+    /// ```swift
+    /// try store.modify(.count) { $0 += 1 }
+    /// ```
+    ///
+    /// - Returns: what `body` returns.
+    /// - Throws: whatever `body` throws (nothing is written), or ``DefaultsError`` — the stored
+    ///   value does not decode (`.typeMismatch`, `.decodingFailed`; it is left as it is), or
+    ///   the write fails as in ``set(_:for:)``.
+    @discardableResult
+    public func modify<Value, Result>(_ key: DefaultsKey<Value>, _ body: (inout Value) throws -> Result) throws -> Result {
+        try core.modify(key, body)
+    }
+
+    /// Runs `body` as one transaction: all of its writes commit together or not at all, and
+    /// observers hear one notification per changed key, after the commit.
+    ///
+    /// ```swift
+    /// try store.transaction { tx in
+    ///     tx[.name] = "Bob"
+    ///     tx[.count] = 2
+    /// }
+    /// ```
+    ///
+    /// Using the store itself inside `body` (on the same thread) joins the transaction;
+    /// nested `transaction` calls become savepoints.
+    ///
+    /// - Returns: what `body` returns.
+    /// - Throws: whatever `body` throws, unchanged, after rolling everything back; the first
+    ///   failure of a non-throwing `tx[key] = value` inside it; or ``DefaultsError`` when the
+    ///   transaction cannot begin or commit (`.busy`, `.diskFull`, …).
+    @discardableResult
+    public func transaction<Result>(_ body: (DefaultsTransaction) throws -> Result) throws -> Result {
+        try core.transaction { _ in
+            let transaction = DefaultsTransaction(core: core)
+            defer { transaction.end() }
+            let result = try body(transaction)
+            if let failure = transaction.firstFailure { throw failure }
+            return result
+        }
+    }
+
+    // MARK: Failures
+
+    /// Failures of non-throwing writes (`store[key] = value`) from now on, as they happen.
+    /// Each access returns a new stream; it ends when the store goes away.
+    public var writeFailures: AsyncStream<DefaultsError> {
+        core.failures.stream()
+    }
+
+    /// The most recent failure of a non-throwing write, or of the file watch (the database
+    /// file deleted or replaced); `nil` if there has been none.
+    public var lastWriteFailure: DefaultsError? {
+        core.failures.last
+    }
+
+    func reportWriteFailure(_ error: any Error, key: String) {
+        let defaultsError = error as? DefaultsError
+            ?? DefaultsError(.sqlite, "writing key '\(key)' failed: \(error)", key: key)
+        core.failures.report(defaultsError, operation: "writing key '\(key)'")
+    }
+}

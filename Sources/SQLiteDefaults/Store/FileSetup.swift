@@ -1,0 +1,40 @@
+import Foundation
+
+/// Makes a database path ready for SQLite: parent directories exist, the path is not a
+/// directory, and a new file is created with mode 0600 before SQLite opens it (SQLite then
+/// gives `-wal` and `-shm` the same mode; changing the process umask instead would race
+/// with other threads).
+enum FileSetup {
+    static func prepare(path: String) throws {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                throw DefaultsError(.isDirectory, "the path \(path) is a directory, not a database file", path: path)
+            }
+            return
+        }
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw DefaultsError(.cannotCreateDirectory, "cannot create the directory \(parent) for the database: \(describe(error))", path: path)
+        }
+        let descriptor = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+        } else if errno != EEXIST {
+            let reason = String(cString: strerror(errno))
+            throw DefaultsError(errno == EROFS || errno == EACCES ? .readOnly : .cannotOpen,
+                                "cannot create the database file \(path): \(reason)", path: path)
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+}

@@ -1,0 +1,54 @@
+import Logging
+import Synchronization
+
+/// Where failures of non-throwing writes go: the log, ``DefaultsStore/lastWriteFailure``,
+/// and every live ``DefaultsStore/writeFailures`` stream.
+final class WriteFailureReporter: Sendable {
+    private struct State {
+        var last: DefaultsError?
+        var count = 0
+        var subscribers: [UInt64: AsyncStream<DefaultsError>.Continuation] = [:]
+        var nextID: UInt64 = 1
+    }
+
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func report(_ error: DefaultsError, operation: String) {
+        logger.error("SQLiteDefaults: \(operation) failed: \(error)", metadata: error.key.map { ["key": "\($0)"] } ?? [:])
+        let subscribers = state.withLock { state in
+            state.last = error
+            state.count += 1
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.yield(error) }
+    }
+
+    var last: DefaultsError? { state.withLock { $0.last } }
+    var count: Int { state.withLock { $0.count } }
+
+    func stream() -> AsyncStream<DefaultsError> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DefaultsError.self)
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            state.subscribers[state.nextID] = continuation
+            return state.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func finishAll() {
+        let subscribers = state.withLock { state in
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import SQLiteDefaults
+
+/// A separate process for cross-process tests: it opens a store on a file and does one job.
+///
+///     DefaultsTestHelper modify-loop DB KEY N        N × modify(+1) on an Int key
+///     DefaultsTestHelper write-loop DB KEY           set 1, 2, 3, … forever; prints each value after set returns
+///     DefaultsTestHelper set-int DB KEY VALUE        one set of an Int
+///     DefaultsTestHelper set-string DB KEY VALUE     one set of a String
+///     DefaultsTestHelper remove DB KEY               one remove
+///     DefaultsTestHelper transaction-loop DB PREFIX  transactions writing PREFIX.a and PREFIX.b to the same
+///                                                    number; prints each number after commit
+///     DefaultsTestHelper observe DB KEY COUNT        prints "ready", then one line per change of a String
+///                                                    key ("value origin") until COUNT changes arrived
+@main
+struct DefaultsTestHelper {
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            try run(arguments)
+        } catch {
+            FileHandle.standardError.write(Data("DefaultsTestHelper: \(error)\n".utf8))
+            exit(2)
+        }
+    }
+
+    static func run(_ arguments: [String]) throws {
+        guard arguments.count >= 3 else { throw usage() }
+        let command = arguments[0]
+        let store = try DefaultsStore(path: arguments[1])
+        let key = arguments[2]
+        switch command {
+        case "modify-loop":
+            guard arguments.count == 4, let count = Int(arguments[3]) else { throw usage() }
+            let counter = DefaultsKey<Int>(key, default: 0)
+            for _ in 0..<count { try store.modify(counter) { $0 += 1 } }
+        case "write-loop":
+            let counter = DefaultsKey<Int>(key, default: 0)
+            var value = 0
+            while true {
+                value += 1
+                try store.set(value, for: counter)
+                print(value)
+                fflush(nil)
+            }
+        case "set-int":
+            guard arguments.count == 4, let value = Int(arguments[3]) else { throw usage() }
+            try store.set(value, for: DefaultsKey<Int>(key, default: 0))
+        case "set-string":
+            guard arguments.count == 4 else { throw usage() }
+            try store.set(arguments[3], for: DefaultsKey<String>(key, default: ""))
+        case "remove":
+            try store.remove(DefaultsKey<String>(key, default: ""))
+        case "transaction-loop":
+            let a = DefaultsKey<Int>(key + ".a", default: 0)
+            let b = DefaultsKey<Int>(key + ".b", default: 0)
+            var value = 0
+            while true {
+                value += 1
+                try store.transaction { tx in
+                    try tx.set(value, for: a)
+                    try tx.set(value, for: b)
+                }
+                print(value)
+                fflush(nil)
+            }
+        case "observe":
+            guard arguments.count == 4, let count = Int(arguments[3]) else { throw usage() }
+            let done = DispatchSemaphore(value: 0)
+            let seen = LockedCounter()
+            let token = store.observe(DefaultsKey<String>(key, default: "")) { change in
+                print("\(change.newValue) \(change.origin)")
+                fflush(nil)
+                if seen.increment() == count { done.signal() }
+            }
+            print("ready")
+            fflush(nil)
+            done.wait()
+            token.cancel()
+        default:
+            throw usage()
+        }
+    }
+
+    static func usage() -> DefaultsError {
+        DefaultsError(.sqlite, "usage: DefaultsTestHelper modify-loop|write-loop|set-int|set-string|remove|transaction-loop|observe DB KEY [ARG]")
+    }
+}
+
+import Synchronization
+
+final class LockedCounter: Sendable {
+    private let value = Mutex(0)
+    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import SQLiteDefaults
+import Testing
+
+@Suite("Storage is plain SQLite any tool can read")
+struct StorageFormatTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory() }
+
+    func typeAndValue(_ key: String) throws -> String {
+        try sqlite3(directory.database, "SELECT typeof(value) || '|' || quote(value) FROM defaults WHERE key = '\(key)'")
+    }
+
+    @Test func scalarsUseNativeStorageClasses() throws {
+        let store = try DefaultsStore(path: directory.database)
+        try store.set(42, for: DefaultsKey<Int>("int", default: 0))
+        try store.set(true, for: DefaultsKey<Bool>("bool", default: false))
+        try store.set(2.5, for: DefaultsKey<Double>("double", default: 0))
+        try store.set("hi", for: DefaultsKey<String>("string", default: ""))
+        try store.set(Data([0xCA, 0xFE]), for: DefaultsKey<Data>("data", default: Data()))
+        try store.set(Date(timeIntervalSince1970: 1_700_000_000), for: DefaultsKey<Date>("date", default: .distantPast))
+        try store.set(URL(string: "https://example.com")!, for: DefaultsKey<URL>("url", default: URL(fileURLWithPath: "/")))
+        try store.set(.dark, for: .theme)
+        try store.set(.high, for: DefaultsKey<Level>("level", default: .low))
+        try store.set(.safe, for: DefaultsKey<Mode>("mode", default: .fast))
+        try store.set(UInt64.max, for: DefaultsKey<UInt64>("big", default: 0))
+
+        #expect(try typeAndValue("int") == "integer|42")
+        #expect(try typeAndValue("bool") == "integer|1")
+        #expect(try typeAndValue("double") == "real|2.5")
+        #expect(try typeAndValue("string") == "text|'hi'")
+        #expect(try typeAndValue("data") == "blob|X'CAFE'")
+        #expect(try typeAndValue("date") == "real|1700000000.0")
+        #expect(try sqlite3(directory.database, "SELECT datetime(value, 'unixepoch') FROM defaults WHERE key = 'date'") == "2023-11-14 22:13:20")
+        #expect(try typeAndValue("url") == "text|'https://example.com'")
+        #expect(try typeAndValue("theme") == "text|'dark'")
+        #expect(try typeAndValue("level") == "integer|2")
+        #expect(try typeAndValue("mode") == "text|'safe'")
+        #expect(try typeAndValue("big") == "text|'18446744073709551615'")
+    }
+
+    @Test func collectionsAndCodableAreJSONText() throws {
+        let store = try DefaultsStore(path: directory.database)
+        try store.set([1, 2, 3], for: DefaultsKey<[Int]>("ints", default: []))
+        try store.set(["b": 2, "a": 1], for: DefaultsKey<[String: Int]>("dict", default: [:]))
+        try store.set(Profile(name: "Ada", age: 36, joined: Date(timeIntervalSince1970: 10)), for: .profile)
+        #expect(try typeAndValue("ints") == "text|'[1,2,3]'")
+        #expect(try typeAndValue("dict") == "text|'{\"a\":1,\"b\":2}'")
+        #expect(try typeAndValue("profile") == "text|'{\"age\":36,\"joined\":10,\"name\":\"Ada\"}'")
+        #expect(try sqlite3(directory.database, "SELECT json_extract(value, '$.name') FROM defaults WHERE key = 'profile'") == "Ada")
+    }
+
+    @Test func valuesWrittenWithPlainSQLAreRead() throws {
+        let store = try DefaultsStore(path: directory.database)
+        try sqlite3(directory.database, """
+            INSERT INTO defaults(key, value) VALUES ('count', 7), ('name', 'Zed'), ('ints', '[4,5]'),
+              ('theme', 'dark'), ('d', 3);
+            """)
+        let fresh = try DefaultsStore(path: directory.database)
+        #expect(fresh[.count] == 7)
+        #expect(fresh[.name] == "Zed")
+        #expect(fresh[DefaultsKey<[Int]>("ints", default: [])] == [4, 5])
+        #expect(fresh[.theme] == .dark)
+        #expect(fresh[DefaultsKey<Double>("d", default: 0)] == 3.0)  // INTEGER widens to Double
+        _ = store
+    }
+
+    @Test func schemaIsARowidTableWithUniqueKeys() throws {
+        _ = try DefaultsStore(path: directory.database)
+        let schema = try sqlite3(directory.database, "SELECT sql FROM sqlite_master WHERE name = 'defaults'")
+        #expect(schema.contains("key   TEXT NOT NULL UNIQUE"))
+        #expect(!schema.uppercased().contains("WITHOUT ROWID"))
+        #expect(try sqlite3(directory.database, "PRAGMA journal_mode") == "wal")
+        #expect(try sqlite3(directory.database, "SELECT rowid FROM defaults LIMIT 1") == "")
+    }
+}
