@@ -101,10 +101,3 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
                              sqliteCode: sqliteCode, sqliteMessage: sqliteMessage)
     }
 }
-
-extension DefaultsError.Code {
-    /// Lets `catch DefaultsError.Code.diskFull { … }` match an error by its code.
-    public static func ~= (code: DefaultsError.Code, error: any Error) -> Bool {
-        (error as? DefaultsError)?.code == code
-    }
-}

@@ -10,6 +10,8 @@ import SQLiteDefaults
 ///     DefaultsTestHelper remove DB KEY               one remove
 ///     DefaultsTestHelper transaction-loop DB PREFIX  transactions writing PREFIX.a and PREFIX.b to the same
 ///                                                    number; prints each number after commit
+///     DefaultsTestHelper lifecycle DB KEY N          opens, observes, writes and drops N stores; prints
+///                                                    "fds BEFORE AFTER threads BEFORE AFTER"
 ///     DefaultsTestHelper observe DB KEY COUNT        prints "ready", then one line per change of a String
 ///                                                    key ("value origin") until COUNT changes arrived
 @main
@@ -64,6 +66,21 @@ struct DefaultsTestHelper {
                 print(value)
                 fflush(nil)
             }
+        case "lifecycle":
+            guard arguments.count == 4, let count = Int(arguments[3]) else { throw usage() }
+            let counter = DefaultsKey<Int>(key, default: 0)
+            func entries(_ path: String) -> Int { (try? FileManager.default.contentsOfDirectory(atPath: path).count) ?? -1 }
+            // Warm up what the runtime and Foundation open lazily.
+            do { let warm = try DefaultsStore(path: arguments[1]); _ = warm.observe(counter) { _ in }; warm[counter] += 0 }
+            let fdsBefore = entries("/proc/self/fd"), threadsBefore = entries("/proc/self/task")
+            for _ in 0..<count {
+                let scoped = try DefaultsStore(path: arguments[1])
+                let token = scoped.observe(counter) { _ in }
+                try scoped.modify(counter) { $0 += 1 }
+                token.cancel()
+            }
+            print("fds \(fdsBefore) \(entries("/proc/self/fd")) threads \(threadsBefore) \(entries("/proc/self/task"))")
+            _ = store
         case "observe":
             guard arguments.count == 4, let count = Int(arguments[3]) else { throw usage() }
             let done = DispatchSemaphore(value: 0)
@@ -83,7 +100,7 @@ struct DefaultsTestHelper {
     }
 
     static func usage() -> DefaultsError {
-        DefaultsError(.sqlite, "usage: DefaultsTestHelper modify-loop|write-loop|set-int|set-string|remove|transaction-loop|observe DB KEY [ARG]")
+        DefaultsError(.sqlite, "usage: DefaultsTestHelper modify-loop|write-loop|set-int|set-string|remove|transaction-loop|lifecycle|observe DB KEY [ARG]")
     }
 }
 

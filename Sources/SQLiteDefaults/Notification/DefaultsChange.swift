@@ -16,6 +16,13 @@ public struct DefaultsChange<Value: Sendable>: Sendable {
     public let newValue: Value
     /// Whether this store object or someone else made the change.
     public let origin: DefaultsChangeOrigin
+
+    /// Creates a change, for example to feed code under test that takes one.
+    public init(key: String, newValue: Value, origin: DefaultsChangeOrigin) {
+        self.key = key
+        self.newValue = newValue
+        self.origin = origin
+    }
 }
 
 /// A committed change of any key, as ``DefaultsStore/changes()`` delivers it.
@@ -26,4 +33,11 @@ public struct DefaultsKeyChange: Sendable, Hashable {
     public let origin: DefaultsChangeOrigin
     /// The row's new value as stored; `nil` when the row was removed.
     public let value: SQLiteValue?
+
+    /// Creates a change, for example to feed code under test that takes one.
+    public init(key: String, origin: DefaultsChangeOrigin, value: SQLiteValue?) {
+        self.key = key
+        self.origin = origin
+        self.value = value
+    }
 }

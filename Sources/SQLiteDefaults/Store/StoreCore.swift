@@ -276,13 +276,16 @@ final class StoreCore: Sendable {
     // MARK: Observation
 
     func addObserver(key: String?, deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void) -> Observer {
-        let observer = registry.add(key: key, deliver: deliver)
-        // Cache the observed row now, so a later external change can be compared with what
-        // observers last saw, and an unchanged value notifies nobody.
-        if let key, !cache.contains(key) {
-            _ = try? storedValue(key)
+        // Cache the observed row and register in one step under the database lock, so every
+        // change the monitor reports afterwards is compared with the value the observer
+        // started from: a change committed before `observe` returned is never re-announced.
+        let primed = try? access.withState { state -> Observer in
+            if let key, state.transactionDepth == 0, !cache.contains(key), lost.withLock({ $0 }) == nil {
+                cache.update(key, stored: try state.read(key))
+            }
+            return registry.add(key: key, deliver: deliver)
         }
-        return observer
+        return primed ?? registry.add(key: key, deliver: deliver)
     }
 
     // MARK: External changes

@@ -29,7 +29,8 @@ final class ValueCache: Sendable {
         entries.withLock { entries in
             guard let entry = entries[key] else { return .miss }
             guard let stored = entry.stored else { return .absent }
-            if let value = entry.decoded as? Value { return .decoded(value) }
+            // Unwrap first: a nil slot would otherwise "cast" to an Optional `Value` as nil.
+            if let decoded = entry.decoded, let value = decoded as? Value { return .decoded(value) }
             return .stored(stored)
         }
     }

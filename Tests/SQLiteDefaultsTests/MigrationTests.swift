@@ -1,0 +1,66 @@
+import Foundation
+@testable import SQLiteDefaults
+import Testing
+
+@Suite("Migrations: the files in Migrations/ are what runs")
+struct MigrationTests {
+    static let migrationsDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Migrations")
+
+    @Test func embeddedMigrationsAreTheFilesVerbatim() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.migrationsDirectory.path)
+            .filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(files.count == Migration.embedded.count)
+        for (file, migration) in zip(files, Migration.embedded) {
+            let text = try String(contentsOf: Self.migrationsDirectory.appendingPathComponent(file), encoding: .utf8)
+            #expect(migration.sql == text)
+            #expect(file.hasPrefix(String(format: "%04d_", migration.version)))
+            #expect(file == String(format: "%04d_%@.sql", migration.version, migration.name))
+        }
+        #expect(Migration.embedded.map(\.version) == Array(1...Migration.embedded.count))
+    }
+
+    @Test func aStoreBuildsTheSchemaTheFilesDescribe() throws {
+        let directory = try TemporaryDirectory()
+        _ = try DefaultsStore(path: directory.database)
+        let reference = directory.path + "/reference.sqlite"
+        for migration in Migration.embedded {
+            try sqlite3(reference, migration.sql)
+        }
+        let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
+        #expect(try sqlite3(directory.database, schema) == (try sqlite3(reference, schema)))
+        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+    }
+
+    @Test func anOlderDatabaseIsMigratedForward() throws {
+        let directory = try TemporaryDirectory()
+        try sqlite3(directory.database, Migration.embedded[0].sql + "\nPRAGMA user_version = 1; INSERT INTO defaults VALUES ('count', 4);")
+        let store = try DefaultsStore(path: directory.database)
+        #expect(store[.count] == 4)
+        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+    }
+
+    @Test func aFailingMigrationRollsBackAndIsNamed() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.database, create: true)
+        let broken = Migrator(migrations: Migration.embedded + [Migration(version: Migration.latestVersion + 1, name: "broken", sql: "CREATE TABLE defaults(x);")])
+        let error = #expect(throws: DefaultsError.self) { try broken.migrate(database) }
+        #expect(error?.code == .migrationFailed)
+        #expect(error?.message.contains("broken") == true)
+        #expect(try Migrator.currentVersion(of: database) == Migration.latestVersion)
+    }
+
+    @Test func twoProcessesCreatingOneFileAtOnceBothSucceed() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.database
+        let results = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
+            for index in 0..<4 {
+                group.addTask { try runHelper("set-int", database, "k\(index)", "\(index)") }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for result in results { #expect(result.status == 0, "\(result.error)") }
+        #expect(try DefaultsStore(path: database).keys() == ["k0", "k1", "k2", "k3"])
+    }
+}
