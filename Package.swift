@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -66,6 +67,14 @@ let package = Package(
         .testTarget(
             name: "SQLiteDefaultsTests",
             dependencies: ["SQLiteDefaults", "DefaultsTestHelper"]
+        ),
+        .testTarget(
+            name: "SQLiteDefaultsReliabilityTests",
+            dependencies: [
+                "SQLiteDefaults",
+                "DefaultsTestHelper",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "prefsTests",

@@ -12,9 +12,10 @@ BEGIN
     INSERT INTO defaults_changes(key) VALUES (new.key);
 END;
 
--- Writing the value a key already holds logs nothing, so it notifies nobody.
+-- Writing the value a key already holds (same storage class and content) logs nothing,
+-- so it notifies nobody.
 CREATE TRIGGER defaults_log_update AFTER UPDATE ON defaults
-WHEN old.value IS NOT new.value OR old.key IS NOT new.key
+WHEN old.value IS NOT new.value OR typeof(old.value) IS NOT typeof(new.value) OR old.key IS NOT new.key
 BEGIN
     INSERT INTO defaults_changes(key) VALUES (new.key);
     INSERT INTO defaults_changes(key) SELECT old.key WHERE old.key IS NOT new.key;

@@ -13,7 +13,7 @@ final class ValueCache: Sendable {
         /// The row's value; `nil` when there is no row.
         var stored: SQLiteValue?
         /// The last value decoded from `stored`, of whatever type the last reader asked for.
-        var decoded: (any Sendable)?
+        var decoded: DecodedValue?
     }
 
     enum Lookup<Value> {
@@ -29,8 +29,7 @@ final class ValueCache: Sendable {
         entries.withLock { entries in
             guard let entry = entries[key] else { return .miss }
             guard let stored = entry.stored else { return .absent }
-            // Unwrap first: a nil slot would otherwise "cast" to an Optional `Value` as nil.
-            if let decoded = entry.decoded, let value = decoded as? Value { return .decoded(value) }
+            if let decoded = entry.decoded, let value = decoded.value(as: Value.self) { return .decoded(value) }
             return .stored(stored)
         }
     }
@@ -52,9 +51,32 @@ final class ValueCache: Sendable {
         }
     }
 
-    func remember(_ key: String, decoded: any Sendable) {
-        entries.withLock { entries in entries[key]?.decoded = decoded }
+    func remember<Value: Sendable>(_ key: String, decoded: Value) {
+        let box = Decoded(decoded)
+        entries.withLock { entries in entries[key]?.decoded = box }
     }
 
     var cachedKeys: [String] { entries.withLock { Array($0.keys) } }
+}
+
+/// A decoded value of some type. Checking the box's class by identity and downcasting without
+/// a check is far cheaper on the hot read path than a dynamic cast from `any Sendable`.
+class DecodedValue: @unchecked Sendable {
+    // Sendable proof: no stored state here; the only subclass, `Decoded<Value>`, holds one
+    // `let` of a `Sendable` type.
+
+    final func value<Value>(as type: Value.Type) -> Value? {
+        guard ObjectIdentifier(Swift.type(of: self)) == ObjectIdentifier(Decoded<Value>.self) else { return nil }
+        return unsafeDowncast(self, to: Decoded<Value>.self).value
+    }
+}
+
+final class Decoded<Value>: DecodedValue, @unchecked Sendable {
+    // Sendable proof: created only by `ValueCache.remember`, which requires `Value: Sendable`;
+    // the value is an immutable `let`.
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
 }

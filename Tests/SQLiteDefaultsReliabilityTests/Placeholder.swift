@@ -1,0 +1,1 @@
+// Placeholder so the package graph resolves while this target is written; delete it once real sources exist.
