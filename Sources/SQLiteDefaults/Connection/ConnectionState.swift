@@ -146,8 +146,8 @@ final class ConnectionState {
     /// log so it stays bounded (a store that falls further behind than the log reaches
     /// re-reads every key it knows instead).
     func noteCommitted(_ changes: ChangeRecorder.Changes) {
-        guard tracksChangeLog, !changes.logSequences.isEmpty else { return }
-        ownSequences.formUnion(changes.logSequences)
+        guard !changes.logSequences.isEmpty else { return }
+        if tracksChangeLog { ownSequences.formUnion(changes.logSequences) }
         commitsSincePrune += 1
         if commitsSincePrune >= Self.pruneEvery, let newest = changes.logSequences.last {
             commitsSincePrune = 0

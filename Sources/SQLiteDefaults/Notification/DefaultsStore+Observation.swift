@@ -49,7 +49,7 @@ extension DefaultsStore {
     /// ```
     ///
     /// Values are buffered, so a slow consumer misses none. Ending the loop or cancelling its
-    /// task unregisters the observer.
+    /// task unregisters the observer; the sequence finishes when the store is deallocated.
     public func updates<Value>(_ key: DefaultsKey<Value>, initial: Bool = true) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
         let codec = key.codec
@@ -57,7 +57,7 @@ extension DefaultsStore {
         // What was last yielded, as stored: `.some(nil)` = the row was absent.
         let last = Mutex<SQLiteValue??>(nil)
         let token: DefaultsObservation = last.withLock { lastYielded in
-            let observer = core.addObserver(key: key.name) { _, stored, _ in
+            let observer = core.addObserver(key: key.name, onStoreClosed: { continuation.finish() }) { _, stored, _ in
                 last.withLock { lastYielded in
                     if case .some(let previous) = lastYielded, previous == stored { return }
                     lastYielded = .some(stored)
@@ -77,7 +77,7 @@ extension DefaultsStore {
 
     /// Every committed change of every key, in commit order, with the key, who made it and
     /// the new stored value; buffered, so a slow consumer loses nothing. Ending the loop or
-    /// cancelling its task unregisters it.
+    /// cancelling its task unregisters it; the sequence finishes when the store is deallocated.
     ///
     /// ```swift
     /// for await change in store.changes() {
@@ -86,7 +86,10 @@ extension DefaultsStore {
     /// ```
     public func changes() -> AsyncStream<DefaultsKeyChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: DefaultsKeyChange.self)
-        let token = observeAll { change in continuation.yield(change) }
+        let observer = core.addObserver(key: nil, onStoreClosed: { continuation.finish() }) { name, stored, origin in
+            continuation.yield(DefaultsKeyChange(key: name, origin: origin, value: stored))
+        }
+        let token = DefaultsObservation { [weak core] in core?.registry.remove(observer) }
         continuation.onTermination = { _ in token.cancel() }
         return stream
     }

@@ -8,10 +8,14 @@ final class Observer: Sendable {
     let key: String?
     let isCancelled = Atomic<Bool>(false)
     let deliver: @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void
+    /// Ends an AsyncSequence built on this observer when the store goes away.
+    let onStoreClosed: (@Sendable () -> Void)?
 
-    init(id: UInt64, key: String?, deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void) {
+    init(id: UInt64, key: String?, onStoreClosed: (@Sendable () -> Void)?,
+         deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void) {
         self.id = id
         self.key = key
+        self.onStoreClosed = onStoreClosed
         self.deliver = deliver
     }
 }
@@ -27,9 +31,10 @@ final class ObserverRegistry: Sendable {
 
     private let state = Mutex(State())
 
-    func add(key: String?, deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void) -> Observer {
+    func add(key: String?, onStoreClosed: (@Sendable () -> Void)? = nil,
+             deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void) -> Observer {
         state.withLock { state in
-            let observer = Observer(id: state.nextID, key: key, deliver: deliver)
+            let observer = Observer(id: state.nextID, key: key, onStoreClosed: onStoreClosed, deliver: deliver)
             state.nextID += 1
             if let key { state.byKey[key, default: []].append(observer) } else { state.everyKey.append(observer) }
             return observer
@@ -58,6 +63,18 @@ final class ObserverRegistry: Sendable {
     }
 
     var observedKeys: [String] { state.withLock { Array($0.byKey.keys) } }
+
+    /// Unregisters everyone and ends their AsyncSequences (the store is going away).
+    func closeAll() {
+        let observers = state.withLock { state in
+            defer { state = State(nextID: state.nextID) }
+            return state.byKey.values.flatMap { $0 } + state.everyKey
+        }
+        for observer in observers {
+            observer.isCancelled.store(true, ordering: .releasing)
+            observer.onStoreClosed?()
+        }
+    }
 
     /// The observers to call for a change of `key`, in registration order per group.
     func observers(for key: String) -> [Observer] {

@@ -69,6 +69,7 @@ public final class DefaultsStore: Sendable {
 
     deinit {
         monitor?.stop()
+        core.registry.closeAll()
         core.failures.finishAll()
     }
 

@@ -48,7 +48,6 @@ final class StoreCore: Sendable {
         let milliseconds = configuration.busyTimeout.components.seconds * 1000
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(database.handle, Int32(clamping: milliseconds))
-        sqlite3_limit(database.handle, SQLITE_LIMIT_LENGTH, Int32(clamping: configuration.maximumValueLength))
         // The first read is where SQLite notices a file that is not a database.
         do {
             _ = try database.integer("SELECT count(*) FROM sqlite_master")
@@ -68,6 +67,8 @@ final class StoreCore: Sendable {
         }
         try database.execute("PRAGMA synchronous = \(configuration.synchronous == .full ? "FULL" : "NORMAL")")
         try migrator.migrate(database)
+        // After migrating: the limit also caps rows of sqlite_master, which the schema writes.
+        sqlite3_limit(database.handle, SQLITE_LIMIT_LENGTH, Int32(clamping: max(configuration.maximumValueLength, 1)))
     }
 
     // MARK: Guards
@@ -275,7 +276,8 @@ final class StoreCore: Sendable {
 
     // MARK: Observation
 
-    func addObserver(key: String?, deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void) -> Observer {
+    func addObserver(key: String?, onStoreClosed: (@Sendable () -> Void)? = nil,
+                     deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void) -> Observer {
         // Cache the observed row and register in one step under the database lock, so every
         // change the monitor reports afterwards is compared with the value the observer
         // started from: a change committed before `observe` returned is never re-announced.
@@ -283,9 +285,9 @@ final class StoreCore: Sendable {
             if let key, state.transactionDepth == 0, !cache.contains(key), lost.withLock({ $0 }) == nil {
                 cache.update(key, stored: try state.read(key))
             }
-            return registry.add(key: key, deliver: deliver)
+            return registry.add(key: key, onStoreClosed: onStoreClosed, deliver: deliver)
         }
-        return primed ?? registry.add(key: key, deliver: deliver)
+        return primed ?? registry.add(key: key, onStoreClosed: onStoreClosed, deliver: deliver)
     }
 
     // MARK: External changes

@@ -1,0 +1,44 @@
+import Foundation
+import SQLiteDefaults
+import Testing
+
+@Suite("The change log stays bounded and gaps are recovered")
+struct ChangeLogTests {
+    @Test func theLogIsPrunedAsWritesGoOn() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.transaction { _ in }  // schema ready
+        for index in 0..<12_500 { try store.set(index, for: DefaultsKey<Int>("k\(index % 10)", default: 0)) }
+        let rows = Int(try sqlite3(directory.database, "SELECT count(*) FROM defaults_changes")) ?? -1
+        #expect(rows > 0)
+        #expect(rows <= 11_000)
+    }
+
+    @Test func aStoreThatMissedPrunedEntriesRereadsWhatItObserves() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        store[.name] = "start"
+        let (token, seen) = collect(store, .name)
+        // Another writer jumps the log's sequence, as if entries this store never read were pruned.
+        try sqlite3(directory.database, """
+            UPDATE sqlite_sequence SET seq = seq + 500 WHERE name = 'defaults_changes';
+            UPDATE defaults SET value = 'after gap' WHERE key = 'name';
+            """)
+        #expect(seen.wait(count: 1))
+        #expect(seen.all == [Seen(value: "after gap", origin: .external)])
+        #expect(store[.name] == "after gap")
+        _ = token
+    }
+
+    @Test func sequencesEndWhenTheStoreGoesAway() async throws {
+        let directory = try TemporaryDirectory()
+        var store: DefaultsStore? = try DefaultsStore(path: directory.database)
+        let updates = store!.updates(.name)
+        let changes = store!.changes()
+        store = nil
+        var received: [String] = []
+        for await name in updates { received.append(name) }
+        #expect(received == ["Guest"])
+        for await _ in changes { Issue.record("no change was made") }
+    }
+}
