@@ -51,6 +51,14 @@ final class ConnectionState {
         return keys
     }
 
+    func entries() throws -> [(key: String, value: SQLiteValue)] {
+        let statement = try database.statement("SELECT key, value FROM defaults ORDER BY key")
+        defer { statement.reset() }
+        var entries: [(key: String, value: SQLiteValue)] = []
+        while try statement.step() { entries.append((statement.text(at: 0), statement.value(at: 1))) }
+        return entries
+    }
+
     /// Writes one row (`nil` deletes it) and records the change for delivery after commit.
     ///
     /// The upsert leaves the row alone when it already holds this exact value (same

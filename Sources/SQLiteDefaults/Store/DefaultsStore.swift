@@ -128,6 +128,19 @@ public final class DefaultsStore: Sendable {
         }
     }
 
+    /// Every row as stored, sorted by key: one consistent snapshot of the whole table, for
+    /// tools that list or export everything.
+    ///
+    /// ```swift
+    /// for (key, value) in try store.entries() { print(key, value.storageClass) }
+    /// ```
+    ///
+    /// - Throws: ``DefaultsError`` when the table cannot be read (`.databaseReplaced`,
+    ///   `.corrupt`, `.ioError`, …).
+    public func entries() throws -> [(key: String, value: SQLiteValue)] {
+        try core.entries()
+    }
+
     // MARK: Writing
 
     /// Stores `value`; when this returns, the change is committed to the WAL on disk and

@@ -161,6 +161,13 @@ final class StoreCore: Sendable {
         }
     }
 
+    func entries() throws -> [(key: String, value: SQLiteValue)] {
+        try access.withState { state in
+            try checkFile()
+            return try state.entries()
+        }
+    }
+
     // MARK: Writing
 
     func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {

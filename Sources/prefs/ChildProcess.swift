@@ -1,0 +1,151 @@
+import Foundation
+import Synchronization
+
+/// A child process whose standard output and error are collected, line by line, as they
+/// arrive (for `demo`). Reads happen on Dispatch threads, never on the cooperative pool.
+final class ChildProcess: Sendable {
+    /// How a finished child ended.
+    struct Outcome: Sendable {
+        /// The exit status, or the signal number when ``killedBySignal`` is true.
+        let status: Int32
+        let killedBySignal: Bool
+        let standardOutput: String
+        let standardError: String
+
+        var succeeded: Bool { !killedBySignal && status == 0 }
+    }
+
+    private struct State {
+        var standardOutput: [UInt8] = []
+        var standardError: [UInt8] = []
+        var openStreams = 2
+        var termination: (status: Int32, signaled: Bool)?
+    }
+
+    /// The child's state, shared with the Dispatch readers and the termination handler.
+    private final class Shared: Sendable {
+        let state = Mutex(State())
+    }
+
+    let commandLine: String
+    private let processIdentifier: Int32
+    private let shared: Shared
+
+    /// Starts `executable` with `arguments`.
+    /// - Parameters:
+    ///   - environment: variables to set on top of this process's environment.
+    ///   - input: what the child reads on standard input (nothing when nil).
+    ///   - onLine: sees each line of standard output as it arrives.
+    ///   - onErrorLine: sees each line of standard error as it arrives.
+    /// - Throws: when the executable cannot be started.
+    init(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        input: [UInt8]? = nil,
+        onLine: (@Sendable (String) -> Void)? = nil,
+        onErrorLine: (@Sendable (String) -> Void)? = nil
+    ) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let inputPipe = input.map { _ in Pipe() }
+        process.standardInput = inputPipe ?? FileHandle.nullDevice
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        let shared = Shared()
+        self.shared = shared
+        self.commandLine = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments).joined(separator: " ")
+        process.terminationHandler = { process in
+            let status = process.terminationStatus
+            let signaled = process.terminationReason == .uncaughtSignal
+            shared.state.withLock { $0.termination = (status, signaled) }
+        }
+        try process.run()
+        processIdentifier = process.processIdentifier
+
+        Self.drain(output.fileHandleForReading, into: shared, isError: false, onLine: onLine)
+        Self.drain(error.fileHandleForReading, into: shared, isError: true, onLine: onErrorLine)
+        if let inputPipe, let input {
+            let writer = inputPipe.fileHandleForWriting
+            DispatchQueue.global().async {
+                // A child that exits without reading raises SIGPIPE here: callers that pass input
+                // either ignore SIGPIPE (the tests do) or pass what fits a pipe buffer (64 KiB).
+                writer.write(Data(input))
+                try? writer.close()
+            }
+        }
+    }
+
+    /// Sends `signal` to the child.
+    func send(_ signal: Int32) {
+        kill(processIdentifier, signal)
+    }
+
+    /// Waits until the child has exited and its output is read; after `timeout` it is killed
+    /// and nil returned.
+    func wait(timeout: Duration) async -> Outcome? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let outcome = finishedOutcome() { return outcome }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        send(SIGKILL)
+        return nil
+    }
+
+    private func finishedOutcome() -> Outcome? {
+        shared.state.withLock { state in
+            guard let termination = state.termination, state.openStreams == 0 else { return nil }
+            return Outcome(
+                status: termination.status,
+                killedBySignal: termination.signaled,
+                standardOutput: String(decoding: state.standardOutput, as: UTF8.self),
+                standardError: String(decoding: state.standardError, as: UTF8.self)
+            )
+        }
+    }
+
+    private static func drain(_ handle: FileHandle, into shared: Shared, isError: Bool, onLine: (@Sendable (String) -> Void)?) {
+        DispatchQueue.global().async {
+            var pending: [UInt8] = []
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                shared.state.withLock { state in
+                    if isError { state.standardError += chunk } else { state.standardOutput += chunk }
+                }
+                guard let onLine else { continue }
+                pending += chunk
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    onLine(String(decoding: pending[..<newline], as: UTF8.self))
+                    pending.removeSubrange(...newline)
+                }
+            }
+            shared.state.withLock { $0.openStreams -= 1 }
+        }
+    }
+
+    /// The path of the running executable (`/proc/self/exe` resolved), to start another `prefs`.
+    static func currentExecutable() -> String? {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return path
+        }
+        return Bundle.main.executablePath
+    }
+
+    /// The first executable named `name` on `$PATH`, like `command -v`.
+    static func findOnPath(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") where !directory.isEmpty {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import SQLiteDefaults
+
+/// The JSON that `list --json`, `export`, `read --json` and `watch --json` print and that
+/// `import` reads: one object, key → value, lossless for every storage class.
+///
+/// | stored | JSON | example |
+/// | --- | --- | --- |
+/// | INTEGER | a number without `.` or exponent | `42` |
+/// | REAL | a number with a `.` or an exponent | `2.0`, `0.1`, `1e-05` |
+/// | REAL ±infinity | tagged | `{"$real": "Infinity"}`, `{"$real": "-Infinity"}` |
+/// | TEXT holding a JSON array or object on one line | that JSON, as stored | `["a","b"]`, `{"name":"Ada"}` |
+/// | other TEXT | a string | `"Ada"`, `"42"` |
+/// | BLOB | tagged, base64 | `{"$data": "3q2+7w=="}` |
+///
+/// An object with exactly one member whose name starts with `$` is a tagged value. A TEXT
+/// that would itself read as one is exported as `{"$text": "…"}`, so nothing is ambiguous.
+///
+/// `import` also takes, for hand-written files: `true`/`false` → INTEGER 1/0 (how `Bool` is
+/// stored), `null` → remove the key, `{"$real": 2}` → REAL 2.0. It refuses numbers outside
+/// the 64-bit integer or double range, unknown `$` tags, and base64 that does not decode.
+enum ExportFormat {
+    // MARK: Encoding
+
+    /// One value as compact JSON, on one line.
+    static func encode(_ value: SQLiteValue) -> String {
+        switch value {
+        case .null:
+            return "null"
+        case .integer(let number):
+            return String(number)
+        case .real(let number):
+            guard number.isFinite else {
+                return tagged("$real", quote(number.isNaN ? "NaN" : number < 0 ? "-Infinity" : "Infinity"))
+            }
+            return ValueFormatting.realText(number)
+        case .text(let text):
+            if embedsAsJSON(text) { return text }
+            if isTagged(text) { return tagged("$text", quote(text)) }
+            return quote(text)
+        case .blob(let data):
+            return tagged("$data", quote(data.base64EncodedString()))
+        }
+    }
+
+    /// Key → value pairs as one JSON object, one member per line (`{}` when empty).
+    static func encodeObject(_ entries: [(key: String, value: SQLiteValue)]) -> String {
+        guard !entries.isEmpty else { return "{}" }
+        let members = entries.map { "  " + quote($0.key) + ": " + encode($0.value) }
+        return "{\n" + members.joined(separator: ",\n") + "\n}"
+    }
+
+    /// `text` as a JSON string literal: quotes, backslashes and control characters escaped,
+    /// everything else as UTF-8.
+    static func quote(_ text: String) -> String {
+        var result = "\""
+        result.reserveCapacity(text.utf8.count + 2)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\u{08}": result += "\\b"
+            case "\u{0C}": result += "\\f"
+            case _ where scalar.value < 0x20 || scalar == "\u{2028}" || scalar == "\u{2029}":
+                let hex = String(scalar.value, radix: 16, uppercase: false)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    /// Whether TEXT is exported as the JSON it holds rather than as a string: an array or
+    /// object, with nothing around it, on one line (so `watch --json` stays one line per
+    /// change), that is not itself a tagged value.
+    static func embedsAsJSON(_ text: String) -> Bool {
+        guard let first = text.utf8.first, let last = text.utf8.last,
+              (first == UInt8(ascii: "[") && last == UInt8(ascii: "]")) || (first == UInt8(ascii: "{") && last == UInt8(ascii: "}")),
+              !text.utf8.contains(0x0A), !text.utf8.contains(0x0D),
+              let document = try? JSONDocument(parsing: text)
+        else { return false }
+        return tag(of: document.root) == nil
+    }
+
+    private static func isTagged(_ text: String) -> Bool {
+        guard let document = try? JSONDocument(parsing: text) else { return false }
+        return tag(of: document.root) != nil
+    }
+
+    private static func tagged(_ tag: String, _ json: String) -> String {
+        "{" + quote(tag) + ": " + json + "}"
+    }
+
+    /// The tag and its value when `node` is an object with exactly one `$`-named member.
+    private static func tag(of node: JSONDocument.Node) -> JSONDocument.Member? {
+        guard case .object(let members, _) = node, members.count == 1, members[0].name.hasPrefix("$") else { return nil }
+        return members[0]
+    }
+
+    // MARK: Decoding
+
+    /// The key → value pairs of an export file, in file order; a nil value removes the key.
+    /// - Throws: ``PrefsError`` when the document is not an object, repeats a key, has an
+    ///   empty key, or holds a value with no storage class.
+    static func decodeObject(_ document: JSONDocument) throws(PrefsError) -> [(key: String, value: SQLiteValue?)] {
+        guard case .object(let members, _) = document.root else {
+            throw PrefsError("expected one JSON object mapping keys to values, found \(kind(of: document.root))")
+        }
+        var seen = Set<String>()
+        var entries: [(key: String, value: SQLiteValue?)] = []
+        for member in members {
+            guard !member.name.isEmpty else { throw PrefsError("a key is empty; keys must be non-empty strings") }
+            guard seen.insert(member.name).inserted else {
+                throw PrefsError("key \(ValueFormatting.quoted(member.name)) appears more than once")
+            }
+            entries.append((member.name, try decode(member.value, in: document, key: member.name)))
+        }
+        return entries
+    }
+
+    /// One value; nil means "no value" (JSON `null`).
+    /// - Throws: ``PrefsError`` naming `key` when the value has no storage class.
+    static func decode(_ node: JSONDocument.Node, in document: JSONDocument, key: String) throws(PrefsError) -> SQLiteValue? {
+        func unsupported(_ reason: String) -> PrefsError {
+            PrefsError("unsupported value for key \(ValueFormatting.quoted(key)): \(reason)")
+        }
+        switch node {
+        case .null:
+            return nil
+        case .bool(let flag):
+            return .integer(flag ? 1 : 0)
+        case .string(let text):
+            return .text(text)
+        case .array(_, let source):
+            return .text(document.text(of: source))
+        case .number(let lexeme):
+            if lexeme.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+                guard let number = Double(lexeme), number.isFinite else {
+                    throw unsupported("\(lexeme) is outside the range of a double")
+                }
+                return .real(number)
+            }
+            guard let number = Int64(lexeme) else {
+                throw unsupported("\(lexeme) is outside the 64-bit integer range (write it as \(lexeme).0 for a REAL)")
+            }
+            return .integer(number)
+        case .object(_, let source):
+            guard let tag = tag(of: node) else { return .text(document.text(of: source)) }
+            switch (tag.name, tag.value) {
+            case ("$data", .string(let base64)):
+                guard let data = Data(base64Encoded: base64) else { throw unsupported("\"$data\" holds invalid base64") }
+                return .blob(data)
+            case ("$text", .string(let text)):
+                return .text(text)
+            case ("$real", .number(let lexeme)):
+                guard let number = Double(lexeme), number.isFinite else {
+                    throw unsupported("\(lexeme) is outside the range of a double")
+                }
+                return .real(number)
+            case ("$real", .string("Infinity")):
+                return .real(.infinity)
+            case ("$real", .string("-Infinity")):
+                return .real(-.infinity)
+            case ("$data", _), ("$text", _):
+                throw unsupported("\"\(tag.name)\" takes a string")
+            case ("$real", _):
+                throw unsupported("\"$real\" takes a number, \"Infinity\" or \"-Infinity\"")
+            default:
+                throw unsupported("unknown tag \(quote(tag.name)) (known: \"$data\", \"$real\", \"$text\")")
+            }
+        }
+    }
+
+    private static func kind(of node: JSONDocument.Node) -> String {
+        switch node {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

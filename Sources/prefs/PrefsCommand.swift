@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import SQLiteDefaults
+
+/// `prefs`: read, write and watch SQLiteDefaults preferences from the shell.
+@main
+struct PrefsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prefs",
+        abstract: "Read, write and watch the preferences in a SQLiteDefaults database.",
+        discussion: """
+            Every command takes --db PATH, or --name APP for the app's standard database \
+            ($XDG_CONFIG_HOME/APP/defaults.sqlite, ~/.config as the fallback); the default is \
+            --name prefs. Errors are one line on standard error starting with `prefs: `, with a \
+            non-zero exit status. Try `prefs demo`.
+            """,
+        subcommands: [
+            ReadCommand.self,
+            WriteCommand.self,
+            DeleteCommand.self,
+            ListCommand.self,
+            WatchCommand.self,
+            ExportCommand.self,
+            ImportCommand.self,
+            DemoCommand.self,
+            WriteLoopCommand.self,
+        ]
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    /// Runs the command line and exits, reporting every failure as one `prefs: …` line.
+    ///
+    /// Replaces ArgumentParser's `main()`, whose usage errors span several lines and start
+    /// with `Error:`; help and `--version` still print in full on standard output.
+    static func main() async {
+        let code = await run(arguments: Array(CommandLine.arguments.dropFirst()))
+        Foundation.exit(code)
+    }
+
+    /// Parses and runs `arguments`; returns the exit status after printing any error.
+    static func run(arguments: [String]) async -> Int32 {
+        do {
+            if let unknown = unknownCommand(in: arguments) {
+                let names = visibleCommandNames.joined(separator: ", ")
+                throw PrefsError("unknown command \(ValueFormatting.quoted(unknown)) (commands: \(names))", exitCode: ExitCode.validationFailure.rawValue)
+            }
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch {
+            return report(error)
+        }
+    }
+
+    /// The commands `--help` lists.
+    static var visibleCommandNames: [String] {
+        configuration.subcommands.filter { $0.configuration.shouldDisplay }.compactMap { $0.configuration.commandName }
+    }
+
+    /// The first word that should name a command but names none (ArgumentParser alone would
+    /// call it an "unexpected argument").
+    static func unknownCommand(in arguments: [String]) -> String? {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--db" || argument == "--name" {
+                index += 2
+                continue
+            }
+            if argument.hasPrefix("-") { return nil }  // options are the parser's to judge
+            let known = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+            return known.contains(argument) ? nil : argument
+        }
+        return nil
+    }
+
+    /// Prints `error` (one line on standard error, or help on standard output) and returns the exit status.
+    static func report(_ error: any Error) -> Int32 {
+        switch error {
+        case let error as PrefsError:
+            Console.err("prefs: " + ValueFormatting.oneLine(error.message))
+            return error.exitCode
+        case let error as DefaultsError:
+            Console.err("prefs: " + ValueFormatting.oneLine(error.description))
+            return 1
+        case let error as ExitCode:
+            return error.rawValue
+        default:
+            let status = exitCode(for: error)
+            if status == .success {  // --help, --version
+                let text = fullMessage(for: error)
+                if !text.isEmpty { Console.out(text) }
+                return 0
+            }
+            let message = ValueFormatting.oneLine(Self.message(for: error).firstParagraph)
+            Console.err("prefs: " + (message.isEmpty ? "invalid command line" : message) + " (see 'prefs --help')")
+            return status.rawValue == 0 ? 1 : status.rawValue
+        }
+    }
+}
+
+extension String {
+    /// The text up to the first blank line (ArgumentParser appends usage after one).
+    var firstParagraph: String {
+        let lines = split(separator: "\n", omittingEmptySubsequences: false)
+        let head = lines.prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        return head.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import SQLiteDefaults
+
+/// `prefs read KEY [--json]`
+struct ReadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "read",
+        abstract: "Print the value of a key.",
+        discussion: """
+            Prints the value as you would type it back into `write`: INTEGER as 42, REAL as 2.0 \
+            or 1e-05, TEXT as it is, BLOB as base64. With --json, prints it in the export format, \
+            which also shows its storage class. A key with no value exits with status 1.
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The key to read.")
+    var key: String
+
+    @Flag(help: "Print the value as JSON, as `export` does.")
+    var json = false
+
+    func run() throws {
+        guard let store = try storeOptions.openExisting(), let value = try store.value(for: rowKey(key)) else {
+            throw PrefsError.missingKey(key)
+        }
+        Console.out(json ? ExportFormat.encode(value) : ValueFormatting.readRepresentation(value))
+    }
+}

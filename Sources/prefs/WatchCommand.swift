@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import SQLiteDefaults
+
+/// `prefs watch [KEY…] [--json] [--ready]`
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print each committed change, from any writer, until interrupted.",
+        discussion: """
+            One line per change of the named keys (every key when none is named), made by any \
+            writer: this machine's other processes, other programs using the library, or plain \
+            SQL from the sqlite3 shell. Each line is printed and flushed the moment the change \
+            arrives, pipes included. Human lines read `<time> <origin> <key> = <value> (<class>)` \
+            or `<time> <origin> <key> removed`. With --json each line is one JSON object: \
+            {"key": …, "value": …, "origin": "local"|"external", "time": "<ISO 8601 UTC>"}, \
+            the value in the export format, null when the key was removed. \
+            Stops and exits 0 on SIGINT (Ctrl-C) or SIGTERM.
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The keys to watch (default: every key).")
+    var keys: [String] = []
+
+    @Flag(help: "Print one JSON object per line.")
+    var json = false
+
+    @Flag(help: "Print `ready` on standard error once changes are being watched, so a script knows when to start writing.")
+    var ready = false
+
+    func run() async throws {
+        let path = try storeOptions.path()
+        let store = try DefaultsStore(path: path, configuration: StoreOptions.configuration)
+        let changes = store.changes()
+        let filter = Set(keys)
+        let json = self.json
+        let printer = Task {
+            for await change in changes where filter.isEmpty || filter.contains(change.key) {
+                Console.out(Self.line(for: change, receivedAt: Date(), json: json))
+            }
+        }
+        let trap = SignalTrap([SIGINT, SIGTERM]) { _ in printer.cancel() }
+
+        if ready {
+            Console.err("ready")
+        } else if Console.standardErrorIsTerminal {
+            let what = keys.isEmpty ? "every key" : keys.map(ValueFormatting.quoted).joined(separator: ", ")
+            Console.err("Watching \(what) in \(path). Press Ctrl-C to stop.")
+        }
+        await printer.value
+        withExtendedLifetime((store, trap)) {}
+    }
+
+    /// One output line for a change.
+    static func line(for change: DefaultsKeyChange, receivedAt date: Date, json: Bool) -> String {
+        let time = ISO8601.format(secondsSince1970: date.timeIntervalSince1970)
+        if json {
+            let value = change.value.map(ExportFormat.encode) ?? "null"
+            return #"{"key":\#(ExportFormat.quote(change.key)),"value":\#(value),"origin":"\#(change.origin.rawValue)","time":"\#(time)"}"#
+        }
+        let key = ValueFormatting.escaped(change.key)
+        guard let value = change.value, value != .null else {
+            return "\(time) \(change.origin.rawValue) \(key) removed"
+        }
+        return "\(time) \(change.origin.rawValue) \(key) = \(ValueFormatting.displayRepresentation(value)) (\(value.storageClass))"
+    }
+}

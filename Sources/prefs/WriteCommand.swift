@@ -1,0 +1,59 @@
+import ArgumentParser
+import SQLiteDefaults
+
+/// `prefs write KEY VALUE [--type TYPE]`
+struct WriteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "write",
+        abstract: "Set the value of a key.",
+        usage: "prefs write [--db <path>] [--name <app>] <key> <value> [--type <type>]",
+        discussion: """
+            The value is stored as a native SQLite value of its --type, the way the library \
+            stores that Swift type: bool → INTEGER 1/0 (true/false, yes/no, on/off, 1/0); \
+            int → INTEGER; double → REAL; string (the default) → TEXT; json → TEXT, after \
+            checking it is valid JSON; data → BLOB, from base64; date → REAL seconds since \
+            1970, from ISO 8601 (2024-05-01T10:30:00Z, 2024-05-01T10:30:00.25+02:00, \
+            2024-05-01) or `now`; url → TEXT, after checking it is an absolute URL. \
+            The write is on disk when the command returns. A value may start with a dash \
+            (prefs write offset -5 --type int); put `--` before a key that does.
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The key to set.")
+    var key: String
+
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The value, written as its --type expects.", valueName: "value"))
+    var values: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("How to read the value.", valueName: "type"))
+    var type: ValueType = .string
+
+    /// The one value. It is collected with `.allUnrecognized` so that a negative number
+    /// (`write offset -5 --type int`) is taken as the value, not as an unknown option.
+    var value: String {
+        get throws {
+            var values = self.values
+            if let terminator = values.firstIndex(of: "--") { values.remove(at: terminator) }
+            guard values.count == 1, let value = values.first else {
+                if values.isEmpty { throw ValidationError("Missing expected argument '<value>'") }
+                if let option = values.first(where: { $0.hasPrefix("-") && Double($0) == nil }) {
+                    throw ValidationError("Unknown option '\(option)'")
+                }
+                throw ValidationError("Unexpected argument '\(values[1])'")
+            }
+            return value
+        }
+    }
+
+    func validate() throws {
+        _ = try value
+    }
+
+    func run() throws {
+        let stored = try type.parse(value)  // before opening: bad input creates no database
+        let store = try storeOptions.open()
+        try store.set(stored, for: rowKey(key))
+    }
+}
