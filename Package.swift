@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import CompilerPluginSupport
 import PackageDescription
 
@@ -13,7 +13,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
+        // 602 is the floor; 603 is allowed because with the Swift 6.3 compiler 602's plugin
+        // host prints a spurious "Internal Error: DecodingError" line on every expansion.
+        .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -46,6 +48,8 @@ let package = Package(
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
             ]
         ),
         .target(
@@ -92,6 +96,12 @@ let package = Package(
         .testTarget(
             name: "SQLiteDefaultsObservableTests",
             dependencies: ["SQLiteDefaultsObservable", "DefaultsTestHelper"]
+        ),
+        // The generated code must also compile where everything is MainActor by default.
+        .testTarget(
+            name: "SQLiteDefaultsObservableMainActorTests",
+            dependencies: ["SQLiteDefaultsObservable"],
+            swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
     ]
 )

@@ -23,8 +23,16 @@ struct DefaultsCodec<Value: Sendable>: Sendable {
         )
     }
 
+    /// JSON text. A value that encodes as JSON `null` (an `Optional` that is `nil`, whichever
+    /// initializer the compiler picked for the key) removes the row, as for every other type.
     static func json() -> Self where Value: Codable {
-        Self(encode: { try JSONCoding.encode($0) }, decode: { try JSONCoding.decode(Value.self, from: $0) })
+        Self(
+            encode: { value in
+                let stored = try JSONCoding.encode(value)
+                return stored == .text("null") ? .null : stored
+            },
+            decode: { try JSONCoding.decode(Value.self, from: $0) }
+        )
     }
 
     /// `nil` is no row (and NULL reads as `nil`); other values use the wrapped type's codec.

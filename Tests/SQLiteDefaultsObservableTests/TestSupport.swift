@@ -1,0 +1,166 @@
+import Foundation
+import SQLiteDefaultsObservable
+import Synchronization
+import Testing
+
+/// Runs `body` with a fresh directory under the system's temporary directory, and removes
+/// the directory once `body` has returned and released the stores it opened there.
+func withTemporaryDirectory<Result>(_ body: (TemporaryDirectory) throws -> Result) throws -> Result {
+    let directory = try TemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory.path) }
+    return try body(directory)
+}
+
+/// A fresh directory for one test's databases (see ``withTemporaryDirectory(_:)``).
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.path + "/observable-defaults-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    var database: String { path + "/d.sqlite" }
+
+    /// A new store on this directory's database file.
+    func store() throws -> DefaultsStore {
+        try DefaultsStore(path: database)
+    }
+}
+
+/// Counts the `onChange` calls of `withObservationTracking`, which arrive on whichever thread
+/// made the change; `wait` polls (politely) until one arrived or a deadline passed.
+final class ChangeFlag: Sendable {
+    private let count = Mutex(0)
+
+    func fire() { count.withLock { $0 += 1 } }
+    var fired: Bool { count.withLock { $0 > 0 } }
+    var fireCount: Int { count.withLock { $0 } }
+
+    /// Waits until the flag fired; returns whether it did within `timeout`.
+    func wait(timeout: Duration = .seconds(10)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if fired { return true }
+            usleep(2_000)
+        }
+        return fired
+    }
+}
+
+/// Counts every announced change of what `read` reads from `object`, re-registering
+/// `withObservationTracking` after each one as a long-lived observer does.
+///
+/// `@unchecked Sendable`: the object is held weakly and only read, by `read`, from the
+/// thread that announces a change; the tests read only store-backed properties that way,
+/// and those read the `Sendable` store.
+final class ChangeCounter<Object: AnyObject>: @unchecked Sendable {
+    private let changes = Mutex(0)
+    private weak var object: Object?
+    private let read: (Object) -> Void
+
+    init(_ object: Object, _ read: @escaping (Object) -> Void) {
+        self.object = object
+        self.read = read
+        register()
+    }
+
+    private func register() {
+        guard let object else { return }
+        withObservationTracking { read(object) } onChange: { [self] in
+            changes.withLock { $0 += 1 }
+            register()
+        }
+    }
+
+    var count: Int { changes.withLock { $0 } }
+
+    /// Waits until at least `count` changes were announced; returns whether they were.
+    func wait(count: Int, timeout: Duration = .seconds(10)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if self.count >= count { return true }
+            usleep(2_000)
+        }
+        return self.count >= count
+    }
+}
+
+/// Values collected from other threads, with a deadline-bounded wait.
+final class Collected<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    func append(_ item: Element) { items.withLock { $0.append(item) } }
+    var all: [Element] { items.withLock { $0 } }
+
+    func wait(timeout: Duration = .seconds(10), until condition: ([Element]) -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(all) { return true }
+            usleep(2_000)
+        }
+        return condition(all)
+    }
+}
+
+/// Tracks what `read` reads; the returned flag fires on the first change of any of it.
+func track(_ read: () -> Void) -> ChangeFlag {
+    let flag = ChangeFlag()
+    withObservationTracking(read, onChange: { flag.fire() })
+    return flag
+}
+
+/// Built executables live next to the test bundle's executable.
+func builtExecutable(_ name: String) -> String {
+    let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    return me.deletingLastPathComponent().appendingPathComponent(name).path
+}
+
+struct ProcessFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Runs a program to completion, feeding it `input`; returns its trimmed standard output.
+@discardableResult
+func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    let error = Pipe()
+    let inputPipe = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
+    try process.run()
+    if let input {
+        inputPipe.fileHandleForWriting.write(Data(input.utf8))
+        try inputPipe.fileHandleForWriting.close()
+    }
+    let outData = output.fileHandleForReading.readDataToEndOfFile()
+    let errData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw ProcessFailure(description: "\(executable) exited \(process.terminationStatus): \(String(decoding: errData, as: UTF8.self))")
+    }
+    return String(decoding: outData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Runs SQL in the `sqlite3` shell (CI installs it; a missing shell fails the test).
+@discardableResult
+func sqlite3(_ database: String, _ sql: String) throws -> String {
+    let shell = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/bin/sqlite3"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+    guard let shell else { throw ProcessFailure(description: "the sqlite3 shell is not installed (apt-get install sqlite3)") }
+    return try run(shell, ["-batch", "-cmd", ".timeout 10000", database], input: sql)
+}
+
+/// The keys stored in `database`, as any SQLite client sees them.
+func storedKeys(_ database: String) throws -> [String] {
+    try sqlite3(database, "SELECT key FROM defaults ORDER BY key;").split(separator: "\n").map(String.init)
+}
+
+/// `INSERT … ON CONFLICT DO UPDATE` of a text value, as a user would type it.
+func sqlite3Upsert(_ database: String, key: String, text: String) throws {
+    try sqlite3(database, "INSERT INTO defaults(key, value) VALUES('\(key)', '\(text)') ON CONFLICT(key) DO UPDATE SET value = excluded.value;")
+}
