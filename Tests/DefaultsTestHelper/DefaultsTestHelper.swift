@@ -12,6 +12,8 @@ import SQLiteDefaults
 ///                                                    number; prints each number after commit
 ///     DefaultsTestHelper lifecycle DB KEY N          opens, observes, writes and drops N stores; prints
 ///                                                    "fds BEFORE AFTER threads BEFORE AFTER"
+///     DefaultsTestHelper write-timed DB KEY N        sets 1…N, 5 ms apart; after each set returns prints
+///                                                    "VALUE NANOSECONDS" (CLOCK_REALTIME) for latency checks
 ///     DefaultsTestHelper observe DB KEY COUNT        prints "ready", then one line per change of a String
 ///                                                    key ("value origin") until COUNT changes arrived
 @main
@@ -66,6 +68,17 @@ struct DefaultsTestHelper {
                 print(value)
                 fflush(nil)
             }
+        case "write-timed":
+            guard arguments.count == 4, let count = Int(arguments[3]) else { throw usage() }
+            let counter = DefaultsKey<Int>(key, default: 0)
+            for value in 1...max(count, 1) {
+                try store.set(value, for: counter)
+                var now = timespec()
+                clock_gettime(CLOCK_REALTIME, &now)
+                print("\(value) \(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))")
+                fflush(nil)
+                usleep(5_000)
+            }
         case "lifecycle":
             guard arguments.count == 4, let count = Int(arguments[3]) else { throw usage() }
             let counter = DefaultsKey<Int>(key, default: 0)
@@ -100,7 +113,7 @@ struct DefaultsTestHelper {
     }
 
     static func usage() -> DefaultsError {
-        DefaultsError(.sqlite, "usage: DefaultsTestHelper modify-loop|write-loop|set-int|set-string|remove|transaction-loop|lifecycle|observe DB KEY [ARG]")
+        DefaultsError(.sqlite, "usage: DefaultsTestHelper modify-loop|write-loop|set-int|set-string|remove|transaction-loop|lifecycle|write-timed|observe DB KEY [ARG]")
     }
 }
 
