@@ -73,11 +73,17 @@ let package = Package(
             name: "SQLiteDefaultsTests",
             dependencies: ["SQLiteDefaults", "DefaultsTestHelper"]
         ),
+        .executableTarget(
+            name: "ReliabilityHelper",
+            dependencies: ["SQLiteDefaults"],
+            path: "Tests/ReliabilityHelper"
+        ),
         .testTarget(
             name: "SQLiteDefaultsReliabilityTests",
             dependencies: [
                 "SQLiteDefaults",
                 "DefaultsTestHelper",
+                "ReliabilityHelper",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -64,8 +64,38 @@ final class Database {
     /// what we were doing, and SQLite's own code and message.
     func error(_ code: Int32, _ operation: String, message: String? = nil) -> DefaultsError {
         let sqliteMessage = message ?? String(cString: sqlite3_errmsg(handle))
-        let systemErrno = sqlite3_system_errno(handle)
+        var systemErrno = sqlite3_system_errno(handle)
+        // SQLite reports a write refused with EFBIG (the file size limit) or EDQUOT (a quota)
+        // as a plain SQLITE_IOERR_WRITE and does not keep that errno (sqlite3_system_errno is
+        // 0 by then): look at the files themselves to tell a full disk from a failing one.
+        if code & 0xFF == SQLITE_IOERR, systemErrno == 0, FileSpace.isExhausted(forDatabase: path) {
+            systemErrno = ENOSPC
+        }
         return DefaultsError.sqlite(code, operation: operation, path: path, message: sqliteMessage, systemErrno: systemErrno)
+    }
+}
+
+/// Whether a database's files have room to grow.
+enum FileSpace {
+    /// True when the process's file size limit (RLIMIT_FSIZE) leaves less than one WAL frame
+    /// of room in the database, its -wal or its -shm, or the file system has less than 1 MiB
+    /// free for this user.
+    static func isExhausted(forDatabase path: String) -> Bool {
+        guard path.hasPrefix("/") else { return false }  // ":memory:"
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {  // RLIM_INFINITY
+            let frame: UInt64 = 65_536 + 24  // the largest page plus a WAL frame header
+            for suffix in ["", "-wal", "-shm"] {
+                var info = stat()
+                if stat(path + suffix, &info) == 0, UInt64(info.st_size) + frame > UInt64(limit.rlim_cur) { return true }
+            }
+        }
+        var space = statvfs()
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if statvfs(directory, &space) == 0, UInt64(space.f_bavail) * UInt64(space.f_frsize) < 1 << 20 {
+            return true
+        }
+        return false
     }
 }
 

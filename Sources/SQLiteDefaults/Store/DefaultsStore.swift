@@ -35,6 +35,7 @@ public final class DefaultsStore: Sendable {
     ///   `.readOnly`, `.notADatabase` or `.newerSchema` (the file is left untouched in the
     ///   last two cases), `.migrationFailed`, `.busy`.
     public init(path: String, configuration: Configuration = Configuration()) throws {
+        let path = FileSetup.absolutePath(path)
         let core = try StoreCore(path: path, configuration: configuration)
         self.core = core
         if configuration.observesExternalChanges {

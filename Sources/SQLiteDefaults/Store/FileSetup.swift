@@ -30,6 +30,14 @@ enum FileSetup {
         }
     }
 
+    /// `path` made absolute against the current directory. SQLite reads a name that starts
+    /// with "file:" as a URI (system SQLite is often built with SQLITE_USE_URI=1, Debian's is)
+    /// and ":memory:" as a private in-memory database; an absolute path is always a file name.
+    static func absolutePath(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        return FileManager.default.currentDirectoryPath + "/" + path
+    }
+
     private static func describe(_ error: any Error) -> String {
         let nsError = error as NSError
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {

@@ -36,7 +36,15 @@ final class StoreCore: Sendable {
             database = try Database(path: ":memory:", create: true)
             fileIdentity = nil
         }
-        try Self.configure(database, configuration: configuration, isFile: path != nil)
+        do {
+            try Self.configure(database, configuration: configuration, isFile: path != nil)
+        } catch {
+            // Refused (not a database, newer schema, a -wal of another database, damaged,
+            // migration failed): closing this, the last connection, must not checkpoint an
+            // existing -wal into the file and delete it — the refusal leaves both as they were.
+            _ = csqlitedefaults_db_config_int(database.handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nil)
+            throw error
+        }
         let state = ConnectionState(database: database, tracksChangeLog: path != nil && configuration.observesExternalChanges)
         if state.tracksChangeLog { try state.startTrackingChangeLog() }
         access = DatabaseAccess(state: state)
@@ -55,6 +63,7 @@ final class StoreCore: Sendable {
             throw DefaultsError(.notADatabase, "the file at \(database.path) is not a SQLite database; it was left untouched",
                                 path: database.path, sqliteCode: error.sqliteCode, sqliteMessage: error.sqliteMessage)
         }
+        if isFile { try WalOwnership.check(database) }
         let migrator = Migrator()
         try migrator.checkNotNewer(database)
         if isFile {

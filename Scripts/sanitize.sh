@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs the core test targets (the engine's suite and the reliability suite, with the helper
+# processes they start) under ThreadSanitizer and AddressSanitizer, each in its own scratch
+# folder so neither disturbs the normal .build.
+#
+#   Scripts/sanitize.sh            both sanitizers
+#   Scripts/sanitize.sh thread     ThreadSanitizer only
+#   Scripts/sanitize.sh address    AddressSanitizer only
+#
+# Environment: SANITIZE_FILTER (default: the two core test targets), SOAK_SECONDS (default
+# 15 here: the soak's six processes run 5-15x slower under a sanitizer), CRASH_ROUNDS,
+# FUZZ_SQL_CASES, FUZZ_CACHE_CASES (see the README's reliability table).
+# Exit status: non-zero if any test failed or a sanitizer reported a problem (a sanitizer
+# report in a helper process makes that process exit non-zero, which fails its test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+which="${1:-all}"
+filter="${SANITIZE_FILTER:-SQLiteDefaultsTests|SQLiteDefaultsReliabilityTests}"
+export SOAK_SECONDS="${SOAK_SECONDS:-15}"
+# halt_on_error: the first report ends the process with a non-zero status, so no race
+# slips by in a child process whose stderr nobody reads.
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}"
+# Leak checking is off: the Swift runtime and Foundation keep process-lifetime allocations
+# that LeakSanitizer reports in every program.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0 halt_on_error=1}"
+
+run() {
+    local sanitizer="$1" scratch="$2"
+    local start built finished
+    echo "== swift test --sanitize=$sanitizer (scratch $scratch, filter '$filter')"
+    start=$(date +%s)
+    # The library's locks become pthread mutexes, which ThreadSanitizer understands (see
+    # Sources/SQLiteDefaults/Support/SanitizerMutex.swift).
+    swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" -Xswiftc -DSQLITEDEFAULTS_PTHREAD_MUTEX
+    built=$(date +%s)
+    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --filter "$filter" -Xswiftc -DSQLITEDEFAULTS_PTHREAD_MUTEX
+    finished=$(date +%s)
+    echo "== $sanitizer: build $((built - start)) s, tests $((finished - built)) s"
+}
+
+case "$which" in
+    thread) run thread .build-tsan ;;
+    address) run address .build-asan ;;
+    all) run thread .build-tsan; run address .build-asan ;;
+    *) echo "usage: $0 [thread|address|all]" >&2; exit 2 ;;
+esac

@@ -1,1 +1,0 @@
-// Placeholder so the package graph resolves while this target is written; delete it once real sources exist.
