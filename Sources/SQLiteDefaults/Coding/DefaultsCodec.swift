@@ -11,16 +11,7 @@ struct DefaultsCodec<Value: Sendable>: Sendable {
     }
 
     static func rawValue() -> Self where Value: RawRepresentable, Value.RawValue: DefaultsSerializable {
-        Self(
-            encode: { try $0.rawValue.sqliteValue() },
-            decode: { stored in
-                let raw = try Value.RawValue(sqliteValue: stored)
-                guard let value = Value(rawValue: raw) else {
-                    throw DefaultsError.decodingFailed(Value.self, "no case has the raw value \(raw)")
-                }
-                return value
-            }
-        )
+        Self(encode: { try RawValueCoding.encode($0) }, decode: { try RawValueCoding.decode(Value.self, from: $0) })
     }
 
     /// JSON text. A value that encodes as JSON `null` (an `Optional` that is `nil`, whichever

@@ -47,16 +47,26 @@ extension DefaultsError {
 
 extension DefaultsSerializable where Self: RawRepresentable, RawValue: DefaultsSerializable {
     /// Stores the raw value.
-    public func sqliteValue() throws -> SQLiteValue { try rawValue.sqliteValue() }
+    public func sqliteValue() throws -> SQLiteValue { try RawValueCoding.encode(self) }
 
     /// Decodes the raw value, then the case it names.
     /// - Throws: ``DefaultsError/Code/decodingFailed`` when no case has that raw value.
-    public init(sqliteValue: SQLiteValue) throws {
-        let raw = try RawValue(sqliteValue: sqliteValue)
-        guard let value = Self(rawValue: raw) else {
-            throw DefaultsError.decodingFailed(Self.self, "no case has the raw value \(raw)")
+    public init(sqliteValue: SQLiteValue) throws { self = try RawValueCoding.decode(Self.self, from: sqliteValue) }
+}
+
+/// How every `RawRepresentable` is stored: its raw value's coding, then the case it names.
+enum RawValueCoding {
+    static func encode<Value: RawRepresentable>(_ value: Value) throws -> SQLiteValue where Value.RawValue: DefaultsSerializable {
+        try value.rawValue.sqliteValue()
+    }
+
+    static func decode<Value: RawRepresentable>(_ type: Value.Type, from stored: SQLiteValue) throws -> Value
+    where Value.RawValue: DefaultsSerializable {
+        let raw = try Value.RawValue(sqliteValue: stored)
+        guard let value = Value(rawValue: raw) else {
+            throw DefaultsError.decodingFailed(Value.self, "no case has the raw value \(raw)")
         }
-        self = value
+        return value
     }
 }
 
@@ -72,15 +82,9 @@ extension DefaultsSerializable where Self: Codable {
 // A type that is both keeps the raw-value coding, as documented.
 extension DefaultsSerializable where Self: RawRepresentable & Codable, RawValue: DefaultsSerializable {
     /// Stores the raw value.
-    public func sqliteValue() throws -> SQLiteValue { try rawValue.sqliteValue() }
+    public func sqliteValue() throws -> SQLiteValue { try RawValueCoding.encode(self) }
 
     /// Decodes the raw value, then the case it names.
     /// - Throws: ``DefaultsError/Code/decodingFailed`` when no case has that raw value.
-    public init(sqliteValue: SQLiteValue) throws {
-        let raw = try RawValue(sqliteValue: sqliteValue)
-        guard let value = Self(rawValue: raw) else {
-            throw DefaultsError.decodingFailed(Self.self, "no case has the raw value \(raw)")
-        }
-        self = value
-    }
+    public init(sqliteValue: SQLiteValue) throws { self = try RawValueCoding.decode(Self.self, from: sqliteValue) }
 }
