@@ -24,6 +24,22 @@ final class ConnectionState {
     let tracksChangeLog: Bool
     private var commitsSincePrune = 0
 
+    // The statements of the hot paths, kept here so a write or a read does not look them up
+    // by SQL text (hashing ~150 bytes) in the connection's statement cache every time, and
+    // BEGIN/COMMIT are not parsed again by sqlite3_exec for every transaction.
+    private var selectStatement: Statement?
+    private var upsertStatement: Statement?
+    private var deleteStatement: Statement?
+    private var beginStatement: Statement?
+    private var commitStatement: Statement?
+
+    private func kept(_ slot: inout Statement?, _ sql: String) throws -> Statement {
+        if let statement = slot { return statement }
+        let statement = try database.statement(sql)
+        slot = statement
+        return statement
+    }
+
     init(database: Database, tracksChangeLog: Bool) {
         self.database = database
         self.tracksChangeLog = tracksChangeLog
@@ -37,7 +53,7 @@ final class ConnectionState {
     // MARK: Rows
 
     func read(_ key: String) throws -> SQLiteValue? {
-        let statement = try database.statement("SELECT value FROM defaults WHERE key = ?1")
+        let statement = try kept(&selectStatement, "SELECT value FROM defaults WHERE key = ?1")
         defer { statement.reset() }
         try statement.bind(key, at: 1)
         return try statement.step() ? statement.value(at: 0) : nil
@@ -67,7 +83,7 @@ final class ConnectionState {
         if let aborted = transactionAborted { throw aborted }
         let statement: Statement
         if let value {
-            statement = try database.statement("""
+            statement = try kept(&upsertStatement, """
                 INSERT INTO defaults(key, value) VALUES (?1, ?2)
                 ON CONFLICT(key) DO UPDATE SET value = excluded.value
                 WHERE value IS NOT excluded.value OR typeof(value) IS NOT typeof(excluded.value)
@@ -75,7 +91,7 @@ final class ConnectionState {
             try statement.bind(key, at: 1)
             try statement.bind(value, at: 2)
         } else {
-            statement = try database.statement("DELETE FROM defaults WHERE key = ?1")
+            statement = try kept(&deleteStatement, "DELETE FROM defaults WHERE key = ?1")
             try statement.bind(key, at: 1)
         }
         defer { statement.reset() }
@@ -106,7 +122,9 @@ final class ConnectionState {
     func begin() throws {
         if transactionDepth == 0 {
             transactionAborted = nil
-            try database.execute("BEGIN IMMEDIATE")
+            let begin = try kept(&beginStatement, "BEGIN IMMEDIATE")
+            defer { begin.reset() }
+            _ = try begin.step()
         } else {
             try database.execute("SAVEPOINT nested_\(transactionDepth)")
         }
@@ -127,7 +145,9 @@ final class ConnectionState {
             throw aborted
         }
         do {
-            try database.execute("COMMIT")
+            let commit = try kept(&commitStatement, "COMMIT")
+            defer { commit.reset() }
+            _ = try commit.step()
         } catch {
             if database.isInTransaction { try? database.execute("ROLLBACK") }
             recorder.discard()

@@ -37,5 +37,22 @@ final class DatabaseAccess: @unchecked Sendable {
         return try result!.get()
     }
 
+    /// Like `withState`, but returns nil at once instead of waiting when another thread holds
+    /// the connection (the external-change monitor must never make a writer wait).
+    func withStateIfAvailable<Result>(_ body: (ConnectionState) throws -> Result) throws -> Result? {
+        let me = Self.currentThreadID
+        if owner.load(ordering: .relaxed) == me {
+            return try body(state)
+        }
+        var result: Swift.Result<Result, any Error>?
+        let acquired: Void? = lock.withLockIfAvailable { _ in
+            owner.store(me, ordering: .relaxed)
+            defer { owner.store(0, ordering: .relaxed) }
+            result = Swift.Result { try body(state) }
+        }
+        guard acquired != nil, let result else { return nil }
+        return try result.get()
+    }
+
     private static var currentThreadID: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
 }

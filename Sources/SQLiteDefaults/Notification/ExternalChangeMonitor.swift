@@ -18,13 +18,24 @@ final class ExternalChangeMonitor: Sendable {
         case safetyPoll
     }
 
+    /// What a check found, which decides when the monitor looks next.
+    enum Outcome: Sendable {
+        /// Another connection's commit was seen and handled.
+        case sawCommit
+        /// Nothing new: maybe nothing happened (our own commit), maybe a commit is still being
+        /// published; look again shortly, a few times.
+        case nothingNew
+        /// The store was busy and could not look: look again in a millisecond.
+        case busy
+    }
+
     private let inotify: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let thread = Mutex<pthread_t?>(nil)
 
     /// Starts watching the directory of `databasePath`; `handler` runs on the monitor's thread.
-    init(databasePath: String, safetyPoll: Duration, handler: @escaping @Sendable (Event) -> Void) throws {
+    init(databasePath: String, safetyPoll: Duration, handler: @escaping @Sendable (Event) -> Outcome) throws {
         let url = URL(fileURLWithPath: databasePath)
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
@@ -97,10 +108,11 @@ private final class MonitorLoop {
     let wake: Int32
     let name: String
     let timeoutMilliseconds: Int32
-    let handler: @Sendable (ExternalChangeMonitor.Event) -> Void
+    /// Returns whether it saw another connection's commit.
+    let handler: @Sendable (ExternalChangeMonitor.Event) -> ExternalChangeMonitor.Outcome
 
     init(inotify: Int32, wake: Int32, name: String, timeoutMilliseconds: Int32,
-         handler: @escaping @Sendable (ExternalChangeMonitor.Event) -> Void) {
+         handler: @escaping @Sendable (ExternalChangeMonitor.Event) -> ExternalChangeMonitor.Outcome) {
         self.inotify = inotify
         self.wake = wake
         self.name = name
@@ -108,21 +120,41 @@ private final class MonitorLoop {
         self.handler = handler
     }
 
+    /// Milliseconds to wait before each re-check after a wake-up that found nothing new.
+    static let recheckDelays: ArraySlice<Int32> = [1, 10]
+    /// Microseconds before the first re-check of a wake-up that found nothing new.
+    static let quickRecheckMicroseconds: UInt32 = 200
+    /// Milliseconds the thread stays off the inotify queue after each check.
+    static let cooldownMilliseconds: Int32 = 1
+
+    private func next(after outcome: ExternalChangeMonitor.Outcome, pending: ArraySlice<Int32>) -> ArraySlice<Int32> {
+        switch outcome {
+        case .sawCommit: []
+        case .nothingNew: pending
+        case .busy: [1] + pending
+        }
+    }
+
     func run() {
         var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        // A writer appends its frames to the -wal (the inotify event) *before* it publishes the
+        // commit in the wal-index; a check in between sees nothing new. So a wake-up that found
+        // no new commit looks again shortly after, before falling back to the safety poll.
+        var rechecks: ArraySlice<Int32> = []
         while true {
             descriptors[0].revents = 0
             descriptors[1].revents = 0
-            let ready = poll(&descriptors, 2, timeoutMilliseconds)
+            let ready = poll(&descriptors, 2, rechecks.first ?? timeoutMilliseconds)
             if ready < 0 {
                 if errno == EINTR { continue }
                 return
             }
             if descriptors[1].revents != 0 { return }
             if ready == 0 {
-                handler(.safetyPoll)
+                let outcome = handler(rechecks.isEmpty ? .safetyPoll : .filesChanged)
+                rechecks = next(after: outcome, pending: rechecks.dropFirst())
                 continue
             }
             var filesChanged = false
@@ -148,7 +180,22 @@ private final class MonitorLoop {
                     }
                 }
             }
-            if databaseFileEvent { handler(.databaseFileEvent) } else if filesChanged { handler(.filesChanged) }
+            if databaseFileEvent || filesChanged {
+                var outcome = handler(databaseFileEvent ? .databaseFileEvent : .filesChanged)
+                if case .nothingNew = outcome {
+                    // The commit that woke us is usually published microseconds later.
+                    usleep(Self.quickRecheckMicroseconds)
+                    outcome = handler(.filesChanged)
+                }
+                rechecks = next(after: outcome, pending: Self.recheckDelays)
+                // Cool down before waiting on inotify again: while nobody waits on the queue, a
+                // commit (ours, most often) only queues an event instead of waking this thread,
+                // which costs a busy writer more than the commit itself. Events that arrive
+                // meanwhile are handled together right after.
+                var wakeOnly = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+                if poll(&wakeOnly, 1, Self.cooldownMilliseconds) > 0 { return }
+                if !rechecks.isEmpty { rechecks = [0] + rechecks.dropFirst() }  // the cooldown was that wait
+            }
         }
     }
 }

@@ -40,10 +40,10 @@ public final class DefaultsStore: Sendable {
         self.core = core
         if configuration.observesExternalChanges {
             monitor = try ExternalChangeMonitor(databasePath: path, safetyPoll: configuration.safetyPollInterval) { [weak core] event in
-                guard let core else { return }
+                guard let core else { return .sawCommit }
                 if case .databaseFileEvent = event { core.checkFileIdentity() }
                 if case .safetyPoll = event { core.checkFileIdentity() }
-                core.checkExternalChanges()
+                return core.checkExternalChanges()
             }
         } else {
             monitor = nil

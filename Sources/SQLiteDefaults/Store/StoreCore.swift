@@ -110,10 +110,10 @@ final class StoreCore: Sendable {
         // Inside a transaction the cache does not yet hold the transaction's own writes.
         let inTransaction = access.isHeldByCurrentThread
         if !inTransaction {
-            switch cache.lookup(key.name, as: Value.self) {
-            case .decoded(let value): return value
+            switch cache.lookup(key.name) {
+            case .decoded(let box) where box.holds(Value.self): return box.load(Value.self)
             case .absent: return key.defaultValue
-            case .miss, .stored: break
+            default: break
             }
         }
         try Self.validate(key.name)
@@ -124,8 +124,9 @@ final class StoreCore: Sendable {
                 return try decode(stored, for: key)
             }
             let stored: SQLiteValue?
-            switch cache.lookup(key.name, as: Value.self) {
-            case .decoded(let value): return value
+            switch cache.lookup(key.name) {
+            case .decoded(let box) where box.holds(Value.self): return box.load(Value.self)
+            case .decoded: stored = cache.stored(key.name) ?? nil
             case .absent: return key.defaultValue
             case .stored(let value): stored = value
             case .miss:
@@ -310,11 +311,19 @@ final class StoreCore: Sendable {
 
     /// Finds what other connections committed and delivers it. Runs on the monitor thread
     /// (or on demand).
-    func checkExternalChanges() {
+    /// - Returns: whether another connection's commit was seen, or the store was too busy to look.
+    @discardableResult
+    func checkExternalChanges() -> ExternalChangeMonitor.Outcome {
+        var sawCommit = false
+        var busy = false
         do {
-            try access.withState { state in
+            // The store is busy (usually writing, which itself wakes this monitor): look again
+            // in a moment instead of making the writer wait for the monitor.
+            busy = try access.withStateIfAvailable { state in
                 guard state.tracksChangeLog, lost.withLock({ $0 }) == nil else { return }
+                let versionBefore = state.dataVersion
                 let changed = try state.externalChanges()
+                sawCommit = state.dataVersion != versionBefore
                 let keys: [String]
                 if let changed {
                     keys = changed
@@ -330,13 +339,14 @@ final class StoreCore: Sendable {
                         delivery.enqueue(.init(key: key, value: value, origin: .external))
                     }
                 }
-            }
+            } == nil
         } catch let error as DefaultsError {
             configuration.logger.warning("SQLiteDefaults: checking for external changes failed: \(error)")
         } catch {
             configuration.logger.warning("SQLiteDefaults: checking for external changes failed: \(error)")
         }
         delivery.deliver()
+        return busy ? .busy : (sawCommit ? .sawCommit : .nothingNew)
     }
 
     /// Called when the database file itself was touched: notices a deletion or replacement.

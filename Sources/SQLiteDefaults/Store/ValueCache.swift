@@ -16,20 +16,23 @@ final class ValueCache: Sendable {
         var decoded: DecodedValue?
     }
 
-    enum Lookup<Value> {
+    /// What the cache holds for a key. Not generic: a generic result type would make every
+    /// unspecialized `get` instantiate its metadata at run time (`swift_getGenericMetadata`),
+    /// which cost more than the lookup itself.
+    enum Lookup {
         case miss
         case absent
-        case decoded(Value)
+        case decoded(DecodedValue)
         case stored(SQLiteValue)
     }
 
     private let entries = Mutex<[String: Entry]>([:])
 
-    func lookup<Value>(_ key: String, as type: Value.Type) -> Lookup<Value> {
+    func lookup(_ key: String) -> Lookup {
         entries.withLock { entries in
             guard let entry = entries[key] else { return .miss }
             guard let stored = entry.stored else { return .absent }
-            if let decoded = entry.decoded, let value = decoded.value(as: Value.self) { return .decoded(value) }
+            if let decoded = entry.decoded { return .decoded(decoded) }
             return .stored(stored)
         }
     }
@@ -52,31 +55,43 @@ final class ValueCache: Sendable {
     }
 
     func remember<Value: Sendable>(_ key: String, decoded: Value) {
-        let box = Decoded(decoded)
+        let box = DecodedValue(decoded)
         entries.withLock { entries in entries[key]?.decoded = box }
     }
 
     var cachedKeys: [String] { entries.withLock { Array($0.keys) } }
 }
 
-/// A decoded value of some type. Checking the box's class by identity and downcasting without
-/// a check is far cheaper on the hot read path than a dynamic cast from `any Sendable`.
-class DecodedValue: @unchecked Sendable {
-    // Sendable proof: no stored state here; the only subclass, `Decoded<Value>`, holds one
-    // `let` of a `Sendable` type.
+/// A decoded value of some type, in memory of its own, read back without any generic metadata
+/// lookup: the box records its type's identity, and a reader that asks for the same type loads
+/// the value straight from the box's storage (a `Decoded<Value>` subclass would need the
+/// metadata of `Decoded<Value>` at run time on every read).
+final class DecodedValue: @unchecked Sendable {
+    // Sendable proof: the storage is written once, in init, with a value of a `Sendable` type
+    // (required by `init`), and only read afterwards; deinit destroys it.
+    private let type: ObjectIdentifier
+    private let storage: UnsafeMutableRawPointer
+    private let destroy: (UnsafeMutableRawPointer) -> Void
 
-    final func value<Value>(as type: Value.Type) -> Value? {
-        guard ObjectIdentifier(Swift.type(of: self)) == ObjectIdentifier(Decoded<Value>.self) else { return nil }
-        return unsafeDowncast(self, to: Decoded<Value>.self).value
+    init<Value: Sendable>(_ value: Value) {
+        type = ObjectIdentifier(Value.self)
+        let pointer = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        pointer.initialize(to: value)
+        storage = UnsafeMutableRawPointer(pointer)
+        destroy = { raw in
+            let typed = raw.assumingMemoryBound(to: Value.self)
+            typed.deinitialize(count: 1)
+            typed.deallocate()
+        }
     }
-}
 
-final class Decoded<Value>: DecodedValue, @unchecked Sendable {
-    // Sendable proof: created only by `ValueCache.remember`, which requires `Value: Sendable`;
-    // the value is an immutable `let`.
-    let value: Value
+    deinit { destroy(storage) }
 
-    init(_ value: Value) {
-        self.value = value
-    }
+    /// Whether the box holds a `Value`.
+    @inline(__always)
+    func holds<Value>(_: Value.Type) -> Bool { type == ObjectIdentifier(Value.self) }
+
+    /// The value; call only after `holds(Value.self)` returned true.
+    @inline(__always)
+    func load<Value>(_: Value.Type) -> Value { storage.assumingMemoryBound(to: Value.self).pointee }
 }
