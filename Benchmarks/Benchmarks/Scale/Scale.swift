@@ -1,0 +1,33 @@
+import Benchmark
+import BenchmarkSuite
+import BenchmarkSupport
+import Synchronization
+
+// get and set with 1,000 vs 1,000,000 keys in the table (20,000 in a smoke run): a random
+// key of the table (every key cached), and one key again and again.
+let benchmarks: @Sendable () -> Void = {
+    Suite.configure()
+
+    for rows in [1_000, RunMode.largeTable] {
+        Suite.add("get random key · \(rows) keys", scaling: .kilo) { Workloads.scaleGetRandom(try Tables.shared(rows)) }
+        Suite.add("get random key · Mutex<Dictionary> · \(rows) keys", scaling: .kilo) { Workloads.scaleDictionaryGetRandom(rows: rows) }
+        Suite.add("get one key · \(rows) keys", scaling: .kilo) { Workloads.scaleGetHot(try Tables.shared(rows)) }
+        // Sets use tables of their own (a set drops the decoded value that gets rely on).
+        Suite.add("set random key · \(rows) keys") { Workloads.scaleSetRandom(try Tables.shared(rows, written: true)) }
+        Suite.add("set one key · \(rows) keys") { Workloads.scaleSetHot(try Tables.shared(rows, written: true)) }
+    }
+}
+
+/// Each table is filled once per process and shared by the benchmarks that read it (or by
+/// those that write it).
+enum Tables {
+    private static let tables = Mutex<[String: Workloads.LargeTable]>([:])
+
+    static func shared(_ rows: Int, written: Bool = false) throws -> Workloads.LargeTable {
+        let name = "\(rows)\(written ? "w" : "r")"
+        if let table = tables.withLock({ $0[name] }) { return table }
+        let table = try Workloads.LargeTable(rows: rows)
+        tables.withLock { $0[name] = table }
+        return table
+    }
+}

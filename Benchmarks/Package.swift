@@ -1,0 +1,90 @@
+// swift-tools-version: 6.1
+// The benchmark suite of SQLiteDefaults: its own package, so the library's users never resolve
+// benchmark-only dependencies. Run it with
+//
+//     swift package --package-path Benchmarks benchmark            # every benchmark, time + mallocs
+//     bash Benchmarks/compare.sh                                    # one table of ratios
+//
+import PackageDescription
+
+let package = Package(
+    name: "SQLiteDefaultsBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "SQLiteDefaults", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // Already in the graph through package-benchmark (ordo-one/benchmark); the ratio table counts mallocs with it.
+        .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
+    ],
+    targets: [
+        // Raw SQLite for the baseline: the library's own shim is not a product.
+        .systemLibrary(
+            name: "CSQLiteBench",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The workloads, the references (raw SQLite, Mutex<Dictionary>, UserDefaults) and the
+        // measuring helpers, shared by the package-benchmark targets and the ratio table.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [
+                "CSQLiteBench",
+                .product(name: "SQLiteDefaults", package: "SQLiteDefaults"),
+            ]
+        ),
+        // Registers the workloads as package-benchmark benchmarks (shared by every benchmark target).
+        .target(
+            name: "BenchmarkSuite",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+            ]
+        ),
+        // The second process of the external-write latency benchmark.
+        .executableTarget(
+            name: "BenchWriter",
+            dependencies: [
+                "CSQLiteBench",
+                .product(name: "SQLiteDefaults", package: "SQLiteDefaults"),
+            ]
+        ),
+        // `compare.sh`: the workloads measured side by side, printed as one table of ratios.
+        .executableTarget(
+            name: "Ratios",
+            dependencies: [
+                "BenchmarkSupport",
+                "BenchWriter",
+                .product(name: "SQLiteDefaults", package: "SQLiteDefaults"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
+        ),
+    ]
+)
+
+// package-benchmark targets: Benchmarks/<Name>/<Name>.swift.
+let benchmarkTargets: [(name: String, extra: [Target.Dependency])] = [
+    ("Reads", []),
+    ("Writes", []),
+    ("Notifications", ["BenchWriter"]),
+    ("Scale", []),
+    ("Observable", [.product(name: "SQLiteDefaultsObservable", package: "SQLiteDefaults")]),
+]
+for (name, extra) in benchmarkTargets {
+    package.targets.append(.executableTarget(
+        name: name,
+        dependencies: [
+            "BenchmarkSupport",
+            "BenchmarkSuite",
+            .product(name: "Benchmark", package: "benchmark"),
+        ] + extra,
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ))
+}
+
+// Swift 6 language mode everywhere (tools version 6.1), plus the flags the library uses.
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    target.swiftSettings = settings
+}
