@@ -69,9 +69,15 @@ let package = Package(
             dependencies: ["SQLiteDefaults"],
             path: "Tests/DefaultsTestHelper"
         ),
+        // Test support shared by the engine and reliability suites (not a product).
+        .target(
+            name: "DefaultsTestSupport",
+            dependencies: ["SQLiteDefaults"],
+            path: "Tests/DefaultsTestSupport"
+        ),
         .testTarget(
             name: "SQLiteDefaultsTests",
-            dependencies: ["SQLiteDefaults", "DefaultsTestHelper"]
+            dependencies: ["SQLiteDefaults", "DefaultsTestSupport", "DefaultsTestHelper"]
         ),
         .executableTarget(
             name: "ReliabilityHelper",
@@ -82,6 +88,7 @@ let package = Package(
             name: "SQLiteDefaultsReliabilityTests",
             dependencies: [
                 "SQLiteDefaults",
+                "DefaultsTestSupport",
                 "DefaultsTestHelper",
                 "ReliabilityHelper",
                 .product(name: "PropertyBased", package: "swift-property-based"),

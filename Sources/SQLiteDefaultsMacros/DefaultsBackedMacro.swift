@@ -92,13 +92,7 @@ extension DefaultsBackedMacro: PeerMacro {
         providingPeersOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        guard MacroOptions.isInsideObservableDefaults(context) else {
-            context.diagnose(Diagnostic(
-                node: node,
-                message: MacroDiagnostic.outsideObservableDefaults(attribute: RoleAttribute.defaultsBacked.rawValue)
-            ))
-            return []
-        }
+        guard MacroOptions.checkInsideObservableDefaults(node, role: .defaultsBacked, in: context) else { return [] }
         guard let property = expandable(declaration, in: context) else { return [] }
         let keyName = property.keyArgument ?? StringLiteralExprSyntax.literal(property.name)
         var keyType = "SQLiteDefaults.DefaultsKey"

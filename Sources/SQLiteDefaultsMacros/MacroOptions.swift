@@ -70,4 +70,16 @@ struct MacroOptions {
         else { return false }
         return group.attributes.attribute(named: attributeName) != nil
     }
+
+    /// The shared first step of the per-property peer macros: a `role` attribute outside an
+    /// `@ObservableDefaults` class is diagnosed on `node` and expands to nothing (`false`).
+    static func checkInsideObservableDefaults(
+        _ node: AttributeSyntax, role: RoleAttribute, in context: some MacroExpansionContext
+    ) -> Bool {
+        guard isInsideObservableDefaults(context) else {
+            context.diagnose(Diagnostic(node: node, message: MacroDiagnostic.outsideObservableDefaults(attribute: role.rawValue)))
+            return false
+        }
+        return true
+    }
 }

@@ -70,13 +70,7 @@ extension ObservableOnlyMacro: PeerMacro {
         providingPeersOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        guard MacroOptions.isInsideObservableDefaults(context) else {
-            context.diagnose(Diagnostic(
-                node: node,
-                message: MacroDiagnostic.outsideObservableDefaults(attribute: RoleAttribute.observableOnly.rawValue)
-            ))
-            return []
-        }
+        guard MacroOptions.checkInsideObservableDefaults(node, role: .observableOnly, in: context) else { return [] }
         guard let property = expandable(declaration, in: context) else { return [] }
         // The peer is the property itself, renamed and private, without attributes: it keeps
         // the type, the initializer and any willSet/didSet.

@@ -1,3 +1,4 @@
+import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing

@@ -1,3 +1,4 @@
+import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing

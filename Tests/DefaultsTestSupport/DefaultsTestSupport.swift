@@ -1,35 +1,54 @@
+// Shared by the engine and reliability test suites: temporary directories, waiting for
+// events with a deadline, and running the helper executables and the sqlite3 shell.
 import Foundation
 import SQLiteDefaults
-import Synchronization
-import Testing
 
 /// A fresh directory under the system's temporary directory, removed when the test ends.
-final class TemporaryDirectory {
-    let path: String
+public final class TemporaryDirectory {
+    public let path: String
 
-    init() throws {
+    public init() throws {
         let base = FileManager.default.temporaryDirectory.path
         path = base + "/sqlite-defaults-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    var database: String { path + "/defaults.sqlite" }
+    public var database: String { path + "/defaults.sqlite" }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
+/// A value behind an `NSLock` (a pthread mutex). The reliability suite runs under
+/// ThreadSanitizer, which cannot see `Synchronization.Mutex` hand a contended lock over on
+/// Linux (it does so in the kernel) and would report every such access as a race.
+public final class Locked<Value>: @unchecked Sendable {
+    // Sendable proof: `value` is only touched inside `withLock`, while `lock` is held.
+    private let lock = NSLock()
+    private var value: Value
+
+    public init(_ value: Value) { self.value = value }
+
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
 /// Values delivered on other threads, collected for assertions; `wait` blocks (politely)
 /// until a condition holds or a generous deadline passes.
-final class Collected<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+public final class Collected<Element: Sendable>: Sendable {
+    private let items = Locked<[Element]>([])
 
-    func append(_ item: Element) { items.withLock { $0.append(item) } }
-    var all: [Element] { items.withLock { $0 } }
-    var count: Int { items.withLock { $0.count } }
+    public init() {}
+
+    public func append(_ item: Element) { items.withLock { $0.append(item) } }
+    public var all: [Element] { items.withLock { $0 } }
+    public var count: Int { items.withLock { $0.count } }
 
     /// Waits until `condition` holds for the collected items; returns whether it did.
     @discardableResult
-    func wait(timeout: Duration = .seconds(15), until condition: ([Element]) -> Bool) -> Bool {
+    public func wait(timeout: Duration = .seconds(15), until condition: ([Element]) -> Bool) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(all) { return true }
@@ -38,26 +57,37 @@ final class Collected<Element: Sendable>: Sendable {
         return condition(all)
     }
 
-    func wait(count: Int, timeout: Duration = .seconds(15)) -> Bool {
+    public func wait(count: Int, timeout: Duration = .seconds(15)) -> Bool {
         wait(timeout: timeout) { $0.count >= count }
+    }
+
+    /// Like `wait`, but sleeps without holding a thread of the cooperative pool, so tasks
+    /// that feed the collection (an `AsyncSequence` consumer) can run meanwhile.
+    public func waitAsync(timeout: Duration = .seconds(30), until condition: ([Element]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(all) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return condition(all)
     }
 }
 
 /// Built executables live next to the test bundle's executable.
-func builtExecutable(_ name: String) -> String {
+public func builtExecutable(_ name: String) -> String {
     let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     return me.deletingLastPathComponent().appendingPathComponent(name).path
 }
 
-struct ProcessResult {
-    let status: Int32
-    let output: String
-    let error: String
+public struct ProcessResult: Sendable {
+    public let status: Int32
+    public let output: String
+    public let error: String
 }
 
 /// Runs a program to completion and captures its output.
 @discardableResult
-func runProcess(_ executable: String, _ arguments: [String], input: String? = nil) throws -> ProcessResult {
+public func runProcess(_ executable: String, _ arguments: [String], input: String? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -81,13 +111,13 @@ func runProcess(_ executable: String, _ arguments: [String], input: String? = ni
 
 /// Runs the test helper executable.
 @discardableResult
-func runHelper(_ arguments: String...) throws -> ProcessResult {
+public func runHelper(_ arguments: String...) throws -> ProcessResult {
     try runProcess(builtExecutable("DefaultsTestHelper"), arguments)
 }
 
 /// The `sqlite3` shell's path; tests that need it fail (not skip) when it is missing,
 /// because CI installs it.
-func sqlite3Path() throws -> String {
+public func sqlite3Path() throws -> String {
     for candidate in ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/bin/sqlite3"] where FileManager.default.isExecutableFile(atPath: candidate) {
         return candidate
     }
@@ -96,7 +126,7 @@ func sqlite3Path() throws -> String {
 
 /// Runs SQL in the `sqlite3` shell against `database`; returns its trimmed output.
 @discardableResult
-func sqlite3(_ database: String, _ sql: String) throws -> String {
+public func sqlite3(_ database: String, _ sql: String) throws -> String {
     let result = try runProcess(try sqlite3Path(), ["-batch", "-cmd", ".timeout 10000", database], input: sql)
     guard result.status == 0 else {
         throw DefaultsError(.sqlite, "sqlite3 failed (\(result.status)): \(result.error)")
@@ -105,11 +135,11 @@ func sqlite3(_ database: String, _ sql: String) throws -> String {
 }
 
 /// File permission bits of `path`.
-func permissions(_ path: String) throws -> Int {
+public func permissions(_ path: String) throws -> Int {
     let attributes = try FileManager.default.attributesOfItem(atPath: path)
     return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
 }
 
-func fileBytes(_ path: String) -> Data? {
+public func fileBytes(_ path: String) -> Data? {
     FileManager.default.contents(atPath: path)
 }
