@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// A child process whose standard output and error are collected, line by line, as they
-/// arrive (for `demo`). Reads happen on Dispatch threads, never on the cooperative pool.
+/// arrive (for `demo`). Reads happen on threads of their own, never on the cooperative pool.
 final class ChildProcess: Sendable {
     /// How a finished child ended.
     struct Outcome: Sendable {
@@ -22,7 +22,7 @@ final class ChildProcess: Sendable {
         var termination: (status: Int32, signaled: Bool)?
     }
 
-    /// The child's state, shared with the Dispatch readers and the termination handler.
+    /// The child's state, shared with the reader threads and the termination handler.
     private final class Shared: Sendable {
         let state = Mutex(State())
     }
@@ -73,12 +73,13 @@ final class ChildProcess: Sendable {
         Self.drain(error.fileHandleForReading, into: shared, isError: true, onLine: onErrorLine)
         if let inputPipe, let input {
             let writer = inputPipe.fileHandleForWriting
-            DispatchQueue.global().async {
+            // A thread of its own, like the readers (see `drain`).
+            Thread {
                 // A child that exits without reading raises SIGPIPE here: callers that pass input
                 // either ignore SIGPIPE (the tests do) or pass what fits a pipe buffer (64 KiB).
                 writer.write(Data(input))
                 try? writer.close()
-            }
+            }.start()
         }
     }
 
@@ -112,7 +113,10 @@ final class ChildProcess: Sendable {
     }
 
     private static func drain(_ handle: FileHandle, into shared: Shared, isError: Bool, onLine: (@Sendable (String) -> Void)?) {
-        DispatchQueue.global().async {
+        // A dedicated thread, not a Dispatch work item: a blocking read holds its thread for the
+        // child's whole life, and Linux's Dispatch pool (sized to the CPUs, grown slowly) starved
+        // under many concurrent children, so a finished child's output went unread for seconds.
+        Thread {
             var pending: [UInt8] = []
             while true {
                 let chunk = handle.availableData
@@ -128,7 +132,7 @@ final class ChildProcess: Sendable {
                 }
             }
             shared.state.withLock { $0.openStreams -= 1 }
-        }
+        }.start()
     }
 
     /// The path of the running executable (`/proc/self/exe` resolved), to start another `prefs`.

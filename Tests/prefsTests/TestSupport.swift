@@ -167,10 +167,11 @@ final class Child: Sendable {
         Self.drain(error.fileHandleForReading, into: shared, isError: true, onLine: onErrorLine)
         if let inputPipe, let input {
             let writer = inputPipe.fileHandleForWriting
-            DispatchQueue.global().async {
+            // A thread of its own, like the readers (see `drain`).
+            Thread {
                 writer.write(Data(input))
                 try? writer.close()
-            }
+            }.start()
         }
     }
 
@@ -198,7 +199,10 @@ final class Child: Sendable {
     }
 
     private static func drain(_ handle: FileHandle, into shared: Shared, isError: Bool, onLine: (@Sendable (String) -> Void)?) {
-        DispatchQueue.global().async {
+        // A dedicated thread, not a Dispatch work item: a blocking read holds its thread for the
+        // child's whole life, and Linux's Dispatch pool (sized to the CPUs, grown slowly) starved
+        // under many concurrent children, so a finished child's output went unread for seconds.
+        Thread {
             var pending: [UInt8] = []
             while true {
                 let chunk = handle.availableData
@@ -214,7 +218,7 @@ final class Child: Sendable {
                 }
             }
             shared.state.withLock { $0.openStreams -= 1 }
-        }
+        }.start()
     }
 
     /// The first executable named `name` on `$PATH`, like `command -v`.
