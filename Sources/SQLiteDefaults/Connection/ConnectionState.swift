@@ -16,8 +16,9 @@ final class ConnectionState {
 
     /// The highest change-log `seq` this store has accounted for.
     var lastSeenSequence: Int64 = 0
-    /// Change-log entries of this connection's own commits that the monitor has not yet passed.
-    var ownSequences = Set<Int64>()
+    /// Change-log entries of this connection's own commits that the monitor has not yet
+    /// passed, as ascending ranges (one per commit, merged when they touch).
+    var ownSequences: [ClosedRange<Int64>] = []
     /// `PRAGMA data_version` at the last check; it moves only when another connection commits.
     var dataVersion: Int64 = 0
     /// Whether anyone reads the change log (false for in-memory stores).
@@ -131,17 +132,17 @@ final class ConnectionState {
         transactionDepth += 1
     }
 
-    /// Commits the outermost transaction (returning its changes) or releases a savepoint
-    /// (returning nothing yet).
-    func commit() throws -> ChangeRecorder.Changes? {
+    /// Commits the outermost transaction (returning true: its changes are in
+    /// `recorder.committed`) or releases a savepoint (returning false).
+    func commit() throws -> Bool {
         transactionDepth -= 1
         if transactionDepth > 0 {
             try database.execute("RELEASE nested_\(transactionDepth)")
-            return nil
+            return false
         }
         if let aborted = transactionAborted {
             transactionAborted = nil
-            recorder.discard()
+            recorder.clear()
             throw aborted
         }
         do {
@@ -150,21 +151,21 @@ final class ConnectionState {
             _ = try commit.step()
         } catch {
             if database.isInTransaction { try? database.execute("ROLLBACK") }
-            recorder.discard()
+            recorder.clear()
             throw error
         }
-        return recorder.takeCommitted()
+        return true
     }
 
-    func rollback(to snapshot: ChangeRecorder.Changes) {
+    func rollback(to mark: ChangeRecorder.Mark) {
         transactionDepth -= 1
         if transactionDepth > 0 {
             try? database.execute("ROLLBACK TO nested_\(transactionDepth); RELEASE nested_\(transactionDepth)")
-            recorder.restore(snapshot)
+            recorder.restore(mark)
         } else {
             if database.isInTransaction { try? database.execute("ROLLBACK") }
             transactionAborted = nil
-            recorder.discard()
+            recorder.clear()
         }
     }
 
@@ -174,12 +175,18 @@ final class ConnectionState {
     /// log so it stays bounded (a store that falls further behind than the log reaches
     /// re-reads every key it knows instead).
     func noteCommitted(_ changes: ChangeRecorder.Changes) {
-        guard !changes.logSequences.isEmpty else { return }
-        if tracksChangeLog { ownSequences.formUnion(changes.logSequences) }
+        guard let logged = changes.logSequences else { return }
+        if tracksChangeLog {
+            if let last = ownSequences.last, last.upperBound + 1 >= logged.lowerBound {
+                ownSequences[ownSequences.count - 1] = last.lowerBound...max(last.upperBound, logged.upperBound)
+            } else {
+                ownSequences.append(logged)
+            }
+        }
         commitsSincePrune += 1
-        if commitsSincePrune >= Self.pruneEvery, let newest = changes.logSequences.last {
+        if commitsSincePrune >= Self.pruneEvery {
             commitsSincePrune = 0
-            try? pruneChangeLog(keepingAfter: newest - Self.changeLogLength)
+            try? pruneChangeLog(keepingAfter: logged.upperBound - Self.changeLogLength)
         }
     }
 
@@ -200,8 +207,8 @@ final class ConnectionState {
         let version = try database.integer("PRAGMA data_version")
         if version == dataVersion {
             // Nobody else committed: every newer log entry is ours.
-            if let newest = ownSequences.max() { lastSeenSequence = max(lastSeenSequence, newest) }
-            ownSequences.removeAll()
+            if let newest = ownSequences.last?.upperBound { lastSeenSequence = max(lastSeenSequence, newest) }
+            ownSequences.removeAll(keepingCapacity: true)
             return []
         }
         dataVersion = version
@@ -212,16 +219,19 @@ final class ConnectionState {
         var seen = Set<String>()
         var expected = lastSeenSequence + 1
         var gap = false
+        var ownIndex = ownSequences.startIndex
         while try statement.step() {
             let sequence = statement.int64(at: 0)
             if sequence > expected { gap = true }  // pruned before we read it
             expected = sequence + 1
             lastSeenSequence = sequence
-            if ownSequences.remove(sequence) != nil { continue }
+            // Both ascend: walk the ranges along with the log.
+            while ownIndex < ownSequences.endIndex, ownSequences[ownIndex].upperBound < sequence { ownIndex += 1 }
+            if ownIndex < ownSequences.endIndex, ownSequences[ownIndex].contains(sequence) { continue }
             let key = statement.text(at: 1)
             if seen.insert(key).inserted { keys.append(key) }
         }
-        ownSequences = ownSequences.filter { $0 > lastSeenSequence }
+        ownSequences.removeAll { $0.upperBound <= lastSeenSequence }
         return gap ? nil : keys
     }
 

@@ -14,31 +14,59 @@ import Foundation
 /// `seq`: those numbers are this connection's own entries, which the external-change
 /// monitor must not report back as external.
 final class ChangeRecorder {
+    /// One row written by a statement: the key and the value stored (`nil`: deleted).
+    struct Write {
+        let key: String
+        let value: SQLiteValue?
+    }
+
+    /// What a transaction changed.
     struct Changes {
-        /// Final stored value per key, `nil` when the row was deleted; `order` keeps first-write order.
-        var values: [String: SQLiteValue?] = [:]
-        var order: [String] = []
-        var logSequences: [Int64] = []
+        /// Every row write, in order; a key written twice appears twice (see ``finalValues()``).
+        /// Recording is an append, so a write inside a transaction hashes nothing.
+        var writes: [Write] = []
+        /// This connection's change-log entries. Contiguous: no other connection can log
+        /// while this one holds the write lock, and a rolled-back entry gives its `seq` back.
+        var logSequences: ClosedRange<Int64>?
 
-        var isEmpty: Bool { order.isEmpty && logSequences.isEmpty }
+        var isEmpty: Bool { writes.isEmpty && logSequences == nil }
 
-        mutating func record(key: String, value: SQLiteValue?) {
-            if values.updateValue(value, forKey: key) == nil { order.append(key) }
+        mutating func log(_ sequences: ClosedRange<Int64>) {
+            guard let known = logSequences else { logSequences = sequences; return }
+            logSequences = min(known.lowerBound, sequences.lowerBound)...max(known.upperBound, sequences.upperBound)
         }
 
-        mutating func merge(_ other: Changes) {
-            for key in other.order { record(key: key, value: other.values[key] ?? nil) }
-            logSequences += other.logSequences
+        /// Each key written once, in first-write order, with its final value.
+        func finalValues() -> [Write] {
+            guard writes.count > 1 else { return writes }
+            var lastWrite = [String: Int](minimumCapacity: writes.count)
+            for (index, write) in writes.enumerated() { lastWrite[write.key] = index }
+            if lastWrite.count == writes.count { return writes }
+            var result: [Write] = []
+            result.reserveCapacity(lastWrite.count)
+            for write in writes {
+                guard let last = lastWrite.removeValue(forKey: write.key) else { continue }
+                result.append(writes[last])
+            }
+            return result
         }
+    }
+
+    /// Where the changes stood when a savepoint began (``mark()``), to return to on
+    /// `ROLLBACK TO` without copying what was recorded before.
+    struct Mark {
+        let writeCount: Int
+        let logSequences: ClosedRange<Int64>?
     }
 
     private var statementKey: String?
     private var statementValue: SQLiteValue?
     private var statementChangedRow = false
-    private var statementSequences: [Int64] = []
+    private var statementSequences: ClosedRange<Int64>?
 
-    /// Changes of the open transaction (or of the autocommit statement just run).
-    private(set) var pending = Changes()
+    /// Changes of the open transaction (or of the autocommit statement just run). Cleared
+    /// keeping its capacity, so steady writing allocates nothing here.
+    private var pending = Changes()
     /// Set by the rollback hook; tells the store to forget `pending`.
     private var rolledBack = false
 
@@ -67,48 +95,55 @@ final class ChangeRecorder {
         statementKey = key
         statementValue = value
         statementChangedRow = false
-        statementSequences.removeAll(keepingCapacity: true)
+        statementSequences = nil
         rolledBack = false
     }
 
     /// Called after the statement succeeded: its change joins the transaction's.
     func statementSucceeded() {
         if statementChangedRow, let key = statementKey {
-            pending.record(key: key, value: statementValue)
+            pending.writes.append(Write(key: key, value: statementValue))
         }
-        pending.logSequences += statementSequences
+        if let sequences = statementSequences { pending.log(sequences) }
         statementKey = nil
+        statementValue = nil
     }
 
     /// Called after the statement failed: SQLite undid it, so is its record.
     func statementFailed() {
         statementKey = nil
+        statementValue = nil
         statementChangedRow = false
-        statementSequences.removeAll(keepingCapacity: true)
-        if rolledBack { pending = Changes() }
+        statementSequences = nil
+        if rolledBack { clear() }
     }
 
-    /// Takes the committed changes (after COMMIT or an autocommit step returned).
-    func takeCommitted() -> Changes {
-        defer { pending = Changes(); rolledBack = false }
-        return rolledBack ? Changes() : pending
-    }
+    /// The changes of the transaction that just committed (or of the autocommit statement
+    /// just run); empty when SQLite rolled it back by itself. Call ``clear()`` once done.
+    var committed: Changes { rolledBack ? Changes() : pending }
 
-    /// Forgets everything (after ROLLBACK).
-    func discard() {
-        pending = Changes()
+    /// Forgets everything (after a commit was published, or after ROLLBACK).
+    func clear() {
+        pending.writes.removeAll(keepingCapacity: true)
+        pending.logSequences = nil
         rolledBack = false
     }
 
-    /// For `SAVEPOINT` / `ROLLBACK TO`: the changes to return to.
-    func snapshot() -> Changes { pending }
-    func restore(_ changes: Changes) { pending = changes }
+    /// For `SAVEPOINT` / `ROLLBACK TO`: where to return to.
+    func mark() -> Mark { Mark(writeCount: pending.writes.count, logSequences: pending.logSequences) }
+
+    func restore(_ mark: Mark) {
+        // Fewer writes than the mark: SQLite rolled the whole transaction back by itself, and
+        // the store will refuse to commit it.
+        if mark.writeCount < pending.writes.count { pending.writes.removeSubrange(mark.writeCount...) }
+        pending.logSequences = mark.logSequences
+    }
 
     private func rowChanged(operation: Int32, table: UnsafePointer<CChar>, rowid: Int64) {
         if strcmp(table, "defaults") == 0 {
             statementChangedRow = true
         } else if operation == SQLITE_INSERT, strcmp(table, "defaults_changes") == 0 {
-            statementSequences.append(rowid)
+            statementSequences = statementSequences.map { min($0.lowerBound, rowid)...max($0.upperBound, rowid) } ?? rowid...rowid
         }
     }
 }

@@ -58,6 +58,15 @@ final class ObserverRegistry: Sendable {
         state.withLock { !$0.everyKey.isEmpty || $0.byKey[key] != nil }
     }
 
+    /// The writes of keys that someone observes, in the order given. One lock for all.
+    func observed(among writes: [ChangeRecorder.Write]) -> [ChangeRecorder.Write] {
+        state.withLock { state in
+            if !state.everyKey.isEmpty { return writes }
+            if state.byKey.isEmpty { return [] }
+            return writes.filter { state.byKey[$0.key] != nil }
+        }
+    }
+
     var hasObservers: Bool {
         state.withLock { !$0.everyKey.isEmpty || !$0.byKey.isEmpty }
     }

@@ -205,9 +205,7 @@ final class StoreCore: Sendable {
             } catch let error as DefaultsError {
                 throw error.naming(key: key)
             }
-            if state.transactionDepth == 0 {
-                publish(state.recorder.takeCommitted(), state: state)
-            }
+            if state.transactionDepth == 0 { publishCommitted(state) }
         }
         deliverIfOutermost()
     }
@@ -222,17 +220,15 @@ final class StoreCore: Sendable {
         let result = try access.withState { state in
             try checkFile()
             try state.begin()
-            let snapshot = state.recorder.snapshot()
+            let mark = state.recorder.mark()
             let result: Result
             do {
                 result = try body(state)
             } catch {
-                state.rollback(to: snapshot)
+                state.rollback(to: mark)
                 throw error
             }
-            if let committed = try state.commit() {
-                publish(committed, state: state)
-            }
+            if try state.commit() { publishCommitted(state) }
             return result
         }
         deliverIfOutermost()
@@ -264,20 +260,28 @@ final class StoreCore: Sendable {
     }
 
     /// After a commit (database lock held): the cache takes the committed values, and
-    /// observed changes join the delivery queue in commit order.
-    private func publish(_ changes: ChangeRecorder.Changes, state: ConnectionState) {
+    /// observed changes join the delivery queue in commit order. A key written several times
+    /// is announced once, with its final value; a key left as it was, not at all.
+    private func publishCommitted(_ state: ConnectionState) {
+        let changes = state.recorder.committed
         state.noteCommitted(changes)
-        for key in changes.order {
-            let value = changes.values[key] ?? nil
-            let previous = cache.update(key, stored: value)
-            if case .some(let old) = previous, Self.same(old, value) { continue }
-            if registry.isObserved(key) {
-                delivery.enqueue(.init(key: key, value: value, origin: .local))
+        if changes.writes.count == 1, let write = changes.writes.first {
+            // The autocommit `set`: no batch to build.
+            let previous = cache.update(write.key, stored: write.value)
+            if case .some(let old) = previous, Self.same(old, write.value) {
+            } else if registry.isObserved(write.key) {
+                delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
+            }
+        } else if !changes.writes.isEmpty {
+            let changed = cache.apply(changes.finalValues())
+            for write in registry.observed(among: changed) {
+                delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
             }
         }
+        state.recorder.clear()
     }
 
-    private static func same(_ a: SQLiteValue?, _ b: SQLiteValue?) -> Bool {
+    static func same(_ a: SQLiteValue?, _ b: SQLiteValue?) -> Bool {
         switch (a, b) {
         case (nil, nil): true
         case let (a?, b?): a.isSameStoredValue(as: b)

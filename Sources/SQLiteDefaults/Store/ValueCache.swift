@@ -54,6 +54,21 @@ final class ValueCache: Sendable {
         }
     }
 
+    /// Records the rows one commit wrote (each key once); returns those whose value differs
+    /// from what was cached before, keys not cached included. One lock for the whole commit.
+    func apply(_ writes: [ChangeRecorder.Write]) -> [ChangeRecorder.Write] {
+        entries.withLock { entries in
+            var changed: [ChangeRecorder.Write] = []
+            changed.reserveCapacity(writes.count)
+            for write in writes {
+                let previous = entries.updateValue(Entry(stored: write.value, decoded: nil), forKey: write.key)
+                if let previous, StoreCore.same(previous.stored, write.value) { continue }
+                changed.append(write)
+            }
+            return changed
+        }
+    }
+
     func remember<Value: Sendable>(_ key: String, decoded: Value) {
         let box = DecodedValue(decoded)
         entries.withLock { entries in entries[key]?.decoded = box }
