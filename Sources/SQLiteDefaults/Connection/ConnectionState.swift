@@ -55,9 +55,9 @@ final class ConnectionState {
 
     func read(_ key: String) throws -> SQLiteValue? {
         let statement = try kept(&selectStatement, "SELECT value FROM defaults WHERE key = ?1")
-        defer { statement.reset() }
-        try statement.bind(key, at: 1)
-        return try statement.step() ? statement.value(at: 0) : nil
+        return try statement.withBorrowedText(key, at: 1) {
+            try statement.step() ? statement.value(at: 0) : nil
+        }
     }
 
     func keys() throws -> [String] {
@@ -83,37 +83,36 @@ final class ConnectionState {
     func write(_ key: String, _ value: SQLiteValue?) throws {
         if let aborted = transactionAborted { throw aborted }
         let statement: Statement
-        if let value {
+        if value != nil {
             statement = try kept(&upsertStatement, """
                 INSERT INTO defaults(key, value) VALUES (?1, ?2)
                 ON CONFLICT(key) DO UPDATE SET value = excluded.value
                 WHERE value IS NOT excluded.value OR typeof(value) IS NOT typeof(excluded.value)
                 """)
-            try statement.bind(key, at: 1)
-            try statement.bind(value, at: 2)
         } else {
             statement = try kept(&deleteStatement, "DELETE FROM defaults WHERE key = ?1")
-            try statement.bind(key, at: 1)
         }
-        defer { statement.reset() }
-        recorder.begin(key: key, value: value)
-        // Outside a transaction a write that meets a busy database after the busy timeout, or
-        // a stale WAL snapshot, changed nothing: retrying it is safe.
-        var attempt = 0
-        while true {
-            do {
-                _ = try statement.step()
-                recorder.statementSucceeded()
-                return
-            } catch let error as DefaultsError where error.code == .busy && transactionDepth == 0 && attempt < 3 {
-                attempt += 1
-                sqlite3_reset(statement.handle)
-            } catch {
-                recorder.statementFailed()
-                if transactionDepth > 0, !database.isInTransaction, let error = error as? DefaultsError {
-                    transactionAborted = error
+        try statement.withBorrowedText(key, at: 1) {
+            if let value { try statement.bind(value, at: 2) }
+            recorder.begin(key: key, value: value)
+            // Outside a transaction a write that meets a busy database after the busy timeout,
+            // or a stale WAL snapshot, changed nothing: retrying it is safe.
+            var attempt = 0
+            while true {
+                do {
+                    _ = try statement.step()
+                    recorder.statementSucceeded()
+                    return
+                } catch let error as DefaultsError where error.code == .busy && transactionDepth == 0 && attempt < 3 {
+                    attempt += 1
+                    sqlite3_reset(statement.handle)  // keeps the bindings for the retry
+                } catch {
+                    recorder.statementFailed()
+                    if transactionDepth > 0, !database.isInTransaction, let error = error as? DefaultsError {
+                        transactionAborted = error
+                    }
+                    throw error
                 }
-                throw error
             }
         }
     }
@@ -174,8 +173,8 @@ final class ConnectionState {
     /// Notes this connection's own log entries after a commit, and now and then prunes the
     /// log so it stays bounded (a store that falls further behind than the log reaches
     /// re-reads every key it knows instead).
-    func noteCommitted(_ changes: ChangeRecorder.Changes) {
-        guard let logged = changes.logSequences else { return }
+    func noteCommitted(_ logSequences: ClosedRange<Int64>?) {
+        guard let logged = logSequences else { return }
         if tracksChangeLog {
             if let last = ownSequences.last, last.upperBound + 1 >= logged.lowerBound {
                 ownSequences[ownSequences.count - 1] = last.lowerBound...max(last.upperBound, logged.upperBound)

@@ -35,6 +35,25 @@ final class Statement {
         try check(code, "binding text")
     }
 
+    /// Binds `text` in place, without SQLite's copy, runs `body` (which steps the statement),
+    /// then resets the statement — so SQLite never holds the bytes after they are gone.
+    func withBorrowedText<Result>(_ text: String, at index: Int32, _ body: () throws -> Result) throws -> Result {
+        var text = text
+        return try text.withUTF8 { bytes in
+            defer { reset() }
+            let code = bytes.withMemoryRebound(to: CChar.self) { characters in
+                guard let base = characters.baseAddress, !characters.isEmpty else {
+                    // A zero-length text needs a non-NULL pointer, or SQLite binds NULL.
+                    return sqlite3_bind_text(handle, index, "", 0, csqlitedefaults_transient())
+                }
+                // SQLITE_STATIC (a nil destructor): the bytes outlive every use before `reset()`.
+                return sqlite3_bind_text(handle, index, base, Int32(clamping: characters.count), nil)
+            }
+            try check(code, "binding text")
+            return try body()
+        }
+    }
+
     func bind(_ value: SQLiteValue, at index: Int32) throws {
         let code: Int32
         switch value {

@@ -118,9 +118,13 @@ final class ChangeRecorder {
         if rolledBack { clear() }
     }
 
-    /// The changes of the transaction that just committed (or of the autocommit statement
-    /// just run); empty when SQLite rolled it back by itself. Call ``clear()`` once done.
-    var committed: Changes { rolledBack ? Changes() : pending }
+    /// Hands `body` the changes of the transaction that just committed (or of the autocommit
+    /// statement just run; none when SQLite rolled it back by itself), then forgets them.
+    /// Lent, not copied, so the kept capacity is reused by the next transaction.
+    func consumeCommitted(_ body: (borrowing Changes) -> Void) {
+        if !rolledBack { body(pending) }
+        clear()
+    }
 
     /// Forgets everything (after a commit was published, or after ROLLBACK).
     func clear() {

@@ -12,8 +12,8 @@ import Synchronization
 /// Why one-shot: a live watch makes the kernel build an event on *every* `write()` to the
 /// `-wal` — a commit is several of them — and that cost lands on the writer, this store's
 /// own writes included (measured: about 15% of an autocommit `set`). A one-shot watch costs
-/// one event, then nothing until the thread re-arms it; it re-arms before it checks, so a
-/// commit made while no watch was armed is still seen by that check.
+/// one event, then nothing until the thread re-arms it, which it does as soon as it has read
+/// the event; the re-checks that follow every wake-up cover a commit written meanwhile.
 final class ExternalChangeMonitor: Sendable {
     enum Event: Sendable {
         /// One of the database's files was written.
@@ -141,11 +141,12 @@ private final class MonitorLoop {
         armWalWatch()
     }
 
-    /// Milliseconds to wait before each re-check after a wake-up that found nothing new.
+    /// Milliseconds to wait before each later re-check of a wake-up.
     static let recheckDelays: ArraySlice<Int32> = [1, 10]
-    /// Microseconds before the first re-check of a wake-up that found nothing new.
-    static let quickRecheckMicroseconds: UInt32 = 200
-    /// Milliseconds the thread stays unarmed after each check.
+    /// Microseconds before each quick re-check of a wake-up that found nothing new: the
+    /// commit that woke us is usually published within a few hundred microseconds.
+    static let quickRecheckMicroseconds: [UInt32] = [50, 150, 300]
+    /// Milliseconds the thread stays off the inotify queue after each wake-up.
     static let cooldownMilliseconds: Int32 = 1
 
     /// Arms the one-shot watch on the `-wal` (a missing `-wal` is armed when the directory
@@ -161,25 +162,17 @@ private final class MonitorLoop {
         }
     }
 
-    private func next(after outcome: ExternalChangeMonitor.Outcome, pending: ArraySlice<Int32>) -> ArraySlice<Int32> {
-        switch outcome {
-        case .sawCommit: []
-        case .nothingNew: pending
-        case .busy: [1] + pending
-        }
-    }
-
     func run() {
         var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         // A writer appends its frames to the -wal (the inotify event) *before* it publishes the
-        // commit in the wal-index; a check in between sees nothing new. So a wake-up that found
-        // no new commit looks again shortly after, before falling back to the safety poll.
+        // commit in the wal-index; a check in between sees nothing new. And a commit whose
+        // frames were all written while the one-shot watch was down raised no event. So every
+        // wake-up is followed by re-checks: quick ones while nothing new is seen, then after
+        // 1 and 10 ms, before the thread falls back to the safety poll.
         var rechecks: ArraySlice<Int32> = []
         while true {
-            // Re-armed before the check that follows (a wake-up is always followed by one at
-            // delay 0), so a commit made while the watch was down is seen by that check.
             armWalWatch()
             descriptors[0].revents = 0
             descriptors[1].revents = 0
@@ -191,26 +184,29 @@ private final class MonitorLoop {
             if descriptors[1].revents != 0 { return }
             if ready == 0 {
                 let outcome = handler(rechecks.isEmpty ? .safetyPoll : .filesChanged)
-                rechecks = next(after: outcome, pending: rechecks.dropFirst())
+                rechecks = rechecks.dropFirst()
+                if case .busy = outcome { rechecks = [1] + rechecks }
                 continue
             }
             let (filesChanged, databaseFileEvent) = readEvents(into: &buffer)
-            if databaseFileEvent || filesChanged {
-                var outcome = handler(databaseFileEvent ? .databaseFileEvent : .filesChanged)
-                if case .nothingNew = outcome {
-                    // The commit that woke us is usually published microseconds later.
-                    usleep(Self.quickRecheckMicroseconds)
-                    outcome = handler(.filesChanged)
-                }
-                rechecks = next(after: outcome, pending: Self.recheckDelays)
-                // Cool down before arming the watch again: a busy writer (ourselves, most
-                // often) then pays for one event per cooldown, not for one per commit.
-                var wakeOnly = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
-                if poll(&wakeOnly, 1, Self.cooldownMilliseconds) > 0 { return }
-                // Then look at once (after re-arming, at the top of the loop): commits made
-                // during the cooldown raised no event.
-                rechecks = [0] + rechecks.dropFirst()
+            guard databaseFileEvent || filesChanged else { continue }
+            // Re-armed before looking, so a commit that starts writing from now on raises an
+            // event of its own, whatever this check finds.
+            armWalWatch()
+            var outcome = handler(databaseFileEvent ? .databaseFileEvent : .filesChanged)
+            for delay in Self.quickRecheckMicroseconds {
+                guard case .nothingNew = outcome else { break }
+                usleep(delay)
+                outcome = handler(.filesChanged)
             }
+            rechecks = Self.recheckDelays
+            if case .busy = outcome { rechecks = [1] + rechecks }
+            // Cool down before waiting on inotify again: a busy writer (ourselves, most
+            // often) then wakes this thread at most once per cooldown; an event raised
+            // meanwhile waits in the queue and is handled right after.
+            var wakeOnly = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+            if poll(&wakeOnly, 1, Self.cooldownMilliseconds) > 0 { return }
+            rechecks = [0] + rechecks.dropFirst()  // the cooldown was the first re-check's wait
         }
     }
 

@@ -263,22 +263,23 @@ final class StoreCore: Sendable {
     /// observed changes join the delivery queue in commit order. A key written several times
     /// is announced once, with its final value; a key left as it was, not at all.
     private func publishCommitted(_ state: ConnectionState) {
-        let changes = state.recorder.committed
-        state.noteCommitted(changes)
-        if changes.writes.count == 1, let write = changes.writes.first {
-            // The autocommit `set`: no batch to build.
-            let previous = cache.update(write.key, stored: write.value)
-            if case .some(let old) = previous, Self.same(old, write.value) {
-            } else if registry.isObserved(write.key) {
-                delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
-            }
-        } else if !changes.writes.isEmpty {
-            let changed = cache.apply(changes.finalValues())
-            for write in registry.observed(among: changed) {
-                delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
+        state.recorder.consumeCommitted { changes in
+            state.noteCommitted(changes.logSequences)
+            if changes.writes.count == 1 {
+                // The autocommit `set`: no batch to build.
+                let write = changes.writes[0]
+                let previous = cache.update(write.key, stored: write.value)
+                if case .some(let old) = previous, Self.same(old, write.value) { return }
+                if registry.isObserved(write.key) {
+                    delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
+                }
+            } else if !changes.writes.isEmpty {
+                let changed = cache.apply(changes.finalValues())
+                for write in registry.observed(among: changed) {
+                    delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
+                }
             }
         }
-        state.recorder.clear()
     }
 
     static func same(_ a: SQLiteValue?, _ b: SQLiteValue?) -> Bool {
