@@ -77,36 +77,3 @@ final class ValueCache: Sendable {
     var cachedKeys: [String] { entries.withLock { Array($0.keys) } }
 }
 
-/// A decoded value of some type, in memory of its own, read back without any generic metadata
-/// lookup: the box records its type's identity, and a reader that asks for the same type loads
-/// the value straight from the box's storage (a `Decoded<Value>` subclass would need the
-/// metadata of `Decoded<Value>` at run time on every read).
-final class DecodedValue: @unchecked Sendable {
-    // Sendable proof: the storage is written once, in init, with a value of a `Sendable` type
-    // (required by `init`), and only read afterwards; deinit destroys it.
-    private let type: ObjectIdentifier
-    private let storage: UnsafeMutableRawPointer
-    private let destroy: (UnsafeMutableRawPointer) -> Void
-
-    init<Value: Sendable>(_ value: Value) {
-        type = ObjectIdentifier(Value.self)
-        let pointer = UnsafeMutablePointer<Value>.allocate(capacity: 1)
-        pointer.initialize(to: value)
-        storage = UnsafeMutableRawPointer(pointer)
-        destroy = { raw in
-            let typed = raw.assumingMemoryBound(to: Value.self)
-            typed.deinitialize(count: 1)
-            typed.deallocate()
-        }
-    }
-
-    deinit { destroy(storage) }
-
-    /// Whether the box holds a `Value`.
-    @inline(__always)
-    func holds<Value>(_: Value.Type) -> Bool { type == ObjectIdentifier(Value.self) }
-
-    /// The value; call only after `holds(Value.self)` returned true.
-    @inline(__always)
-    func load<Value>(_: Value.Type) -> Value { storage.assumingMemoryBound(to: Value.self).pointee }
-}
