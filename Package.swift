@@ -69,7 +69,7 @@ let package = Package(
             dependencies: ["SQLiteDefaults"],
             path: "Tests/DefaultsTestHelper"
         ),
-        // Test support shared by the engine and reliability suites (not a product).
+        // Test support shared by the test suites (not a product).
         .target(
             name: "DefaultsTestSupport",
             dependencies: ["SQLiteDefaults"],
@@ -96,7 +96,7 @@ let package = Package(
         ),
         .testTarget(
             name: "prefsTests",
-            dependencies: ["prefs", "SQLiteDefaults"]
+            dependencies: ["prefs", "SQLiteDefaults", "DefaultsTestSupport"]
         ),
         .testTarget(
             name: "SQLiteDefaultsMacrosTests",
@@ -108,7 +108,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteDefaultsObservableTests",
-            dependencies: ["SQLiteDefaultsObservable", "DefaultsTestHelper"]
+            dependencies: ["SQLiteDefaultsObservable", "DefaultsTestSupport", "DefaultsTestHelper"]
         ),
         // The generated code must also compile where everything is MainActor by default.
         .testTarget(

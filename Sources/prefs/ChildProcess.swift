@@ -52,12 +52,12 @@ final class ChildProcess: Sendable {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        let inputPipe = input.map { _ in Pipe() }
-        process.standardInput = inputPipe ?? FileHandle.nullDevice
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
+        let inputPipe = try input.map { _ in try Self.closeOnExecPipe() }
+        process.standardInput = inputPipe?.reading ?? FileHandle.nullDevice
+        let output = try Self.closeOnExecPipe()
+        let error = try Self.closeOnExecPipe()
+        process.standardOutput = output.writing
+        process.standardError = error.writing
         let shared = Shared()
         self.shared = shared
         self.commandLine = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments).joined(separator: " ")
@@ -68,11 +68,15 @@ final class ChildProcess: Sendable {
         }
         try process.run()
         processIdentifier = process.processIdentifier
+        // The child has its copies; without closing ours the streams would never end.
+        try? output.writing.close()
+        try? error.writing.close()
+        try? inputPipe?.reading.close()
 
-        Self.drain(output.fileHandleForReading, into: shared, isError: false, onLine: onLine)
-        Self.drain(error.fileHandleForReading, into: shared, isError: true, onLine: onErrorLine)
+        Self.drain(output.reading, into: shared, isError: false, onLine: onLine)
+        Self.drain(error.reading, into: shared, isError: true, onLine: onErrorLine)
         if let inputPipe, let input {
-            let writer = inputPipe.fileHandleForWriting
+            let writer = inputPipe.writing
             // A thread of its own, like the readers (see `drain`).
             Thread {
                 // A child that exits without reading raises SIGPIPE here: callers that pass input
@@ -81,6 +85,24 @@ final class ChildProcess: Sendable {
                 try? writer.close()
             }.start()
         }
+    }
+
+    /// A pipe whose ends are close-on-exec from the start. Foundation's `Process` on Linux
+    /// closes, in each child, only the descriptors open when it began to spawn it: a plain
+    /// `Pipe` made meanwhile by another thread would leak into that child and keep this
+    /// stream open for as long as that child lives.
+    private static func closeOnExecPipe() throws -> (reading: FileHandle, writing: FileHandle) {
+        // `pipe2` is declared by glibc only for _GNU_SOURCE, which Swift's Glibc module does
+        // not define: look it up at run time (glibc has had it since 2.9).
+        typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pipe2") else {  // RTLD_DEFAULT
+            throw PrefsError("cannot create a pipe: this C library has no pipe2")
+        }
+        var ends: [Int32] = [-1, -1]
+        guard unsafeBitCast(symbol, to: Pipe2.self)(&ends, O_CLOEXEC) == 0 else {
+            throw PrefsError("cannot create a pipe: \(String(cString: strerror(errno)))")
+        }
+        return (FileHandle(fileDescriptor: ends[0], closeOnDealloc: true), FileHandle(fileDescriptor: ends[1], closeOnDealloc: true))
     }
 
     /// Sends `signal` to the child.
@@ -96,6 +118,7 @@ final class ChildProcess: Sendable {
             if let outcome = finishedOutcome() { return outcome }
             try? await Task.sleep(for: .milliseconds(2))
         }
+        if let outcome = finishedOutcome() { return outcome }  // it may have ended while we slept
         send(SIGKILL)
         return nil
     }

@@ -1,4 +1,4 @@
-// Shared by the engine and reliability test suites: temporary directories, waiting for
+// Shared by the engine, reliability and @ObservableDefaults test suites: temporary directories, waiting for
 // events with a deadline, and running the helper executables and the sqlite3 shell.
 import Foundation
 import SQLiteDefaults
@@ -73,10 +73,109 @@ public final class Collected<Element: Sendable>: Sendable {
     }
 }
 
+/// Runs `body` on a thread of its own, as part of the calling task, without holding a thread
+/// of the cooperative pool. Every test of the package shares that pool, which has one thread
+/// per core: a test that blocks one for a minute (the soak) would starve the async tests,
+/// whose deadlines then run out while they wait for a thread, not for what they test. The
+/// task is the test's own, so `#expect` inside `body` is still the test's.
+public func onOwnThread<Result>(_ body: () throws -> Result) async throws -> Result {
+    let executor = OwnThreadExecutor()
+    defer { executor.stop() }
+    return try await withTaskExecutorPreference(executor) { try body() }
+}
+
+/// A task executor with one thread of its own (see ``onOwnThread(_:)``).
+private final class OwnThreadExecutor: TaskExecutor, @unchecked Sendable {
+    // Sendable proof: `jobs` and `stopped` are only touched while `condition` is locked.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var stopped = false
+
+    init() {
+        Thread { [self] in run() }.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !stopped { condition.wait() }
+            if jobs.isEmpty {
+                condition.unlock()
+                return
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
+
 /// Built executables live next to the test bundle's executable.
 public func builtExecutable(_ name: String) -> String {
     let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     return me.deletingLastPathComponent().appendingPathComponent(name).path
+}
+
+/// A pipe for a child's standard stream whose two ends are close-on-exec from the start.
+///
+/// Foundation's `Process` on Linux closes, in each child, the descriptors that were open when
+/// it began to spawn it; a `Pipe` another thread creates meanwhile leaks into that child, and
+/// whoever waits for the end of that pipe's stream then waits as long as that unrelated child
+/// lives (a 60-second soak helper, a `prefs watch`). `dup2` into the child's 0/1/2 clears the
+/// flag there, so the child it is meant for still gets it.
+public final class ChildPipe: Sendable {
+    public let reading: FileHandle
+    public let writing: FileHandle
+
+    public init() throws {
+        var ends: [Int32] = [-1, -1]
+        guard closeOnExecPipe(&ends) == 0 else {
+            throw DefaultsError(.ioError, "cannot create a pipe: \(String(cString: strerror(errno)))")
+        }
+        reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+        writing = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+    }
+}
+
+/// `pipe2(ends, O_CLOEXEC)`: glibc declares it only for `_GNU_SOURCE`, so Swift's Glibc module
+/// does not show it; it is looked up at run time (glibc has had it since 2.9).
+private func closeOnExecPipe(_ ends: UnsafeMutablePointer<Int32>) -> Int32 {
+    typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pipe2") else {  // RTLD_DEFAULT
+        errno = ENOSYS
+        return -1
+    }
+    return unsafeBitCast(symbol, to: Pipe2.self)(ends, O_CLOEXEC)
+}
+
+extension Process {
+    /// Starts the process with `output`, `error` and (optionally) `input` as its standard
+    /// streams, then closes this process's copy of the child's ends, so the parent sees the
+    /// end of each stream when the child exits.
+    public func run(output: ChildPipe, error: ChildPipe, input: ChildPipe?) throws {
+        standardOutput = output.writing
+        standardError = error.writing
+        standardInput = input?.reading ?? FileHandle.nullDevice
+        try run()
+        try? output.writing.close()
+        try? error.writing.close()
+        try? input?.reading.close()
+    }
 }
 
 public struct ProcessResult: Sendable {
@@ -91,22 +190,28 @@ public func runProcess(_ executable: String, _ arguments: [String], input: Strin
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    let inputPipe = Pipe()
-    process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-    try process.run()
-    if let input {
-        inputPipe.fileHandleForWriting.write(Data(input.utf8))
-        try inputPipe.fileHandleForWriting.close()
+    let output = try ChildPipe(), error = try ChildPipe()
+    let inputPipe = try input.map { _ in try ChildPipe() }
+    try process.run(output: output, error: error, input: inputPipe)
+    if let input, let inputPipe {
+        inputPipe.writing.write(Data(input.utf8))
+        try inputPipe.writing.close()
     }
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
+    // Standard error is read on a thread of its own: a child that fills the error pipe
+    // while this thread waits for the end of its output would otherwise wait forever.
+    let errData = Locked(Data())
+    let errorRead = DispatchSemaphore(value: 0)
+    Thread {
+        let data = error.reading.readDataToEndOfFile()
+        errData.withLock { $0 = data }
+        errorRead.signal()
+    }.start()
+    let outData = output.reading.readDataToEndOfFile()
+    errorRead.wait()
     process.waitUntilExit()
     return ProcessResult(status: process.terminationStatus,
                          output: String(decoding: outData, as: UTF8.self),
-                         error: String(decoding: errData, as: UTF8.self))
+                         error: String(decoding: errData.withLock { $0 }, as: UTF8.self))
 }
 
 /// Runs the test helper executable.

@@ -1,3 +1,4 @@
+import DefaultsTestSupport
 import Foundation
 import SQLiteDefaultsObservable
 import Testing
@@ -46,7 +47,8 @@ struct ChangeSourceTests {
         try withTemporaryDirectory { directory in
             let settings = Settings(store: try directory.store())
             let changed = track { _ = settings.name }
-            try run(builtExecutable("DefaultsTestHelper"), ["set-string", directory.database, "app.name", "Dee"])
+            let helper = try runHelper("set-string", directory.database, "app.name", "Dee")
+            #expect(helper.status == 0, "\(helper.error)")
             #expect(changed.wait())
             #expect(settings.name == "Dee")
         }

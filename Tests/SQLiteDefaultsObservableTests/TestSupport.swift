@@ -1,3 +1,4 @@
+import DefaultsTestSupport
 import Foundation
 import SQLiteDefaultsObservable
 import Synchronization
@@ -11,7 +12,9 @@ func withTemporaryDirectory<Result>(_ body: (TemporaryDirectory) throws -> Resul
     return try body(directory)
 }
 
-/// A fresh directory for one test's databases (see ``withTemporaryDirectory(_:)``).
+/// A fresh directory for one test's databases (see ``withTemporaryDirectory(_:)``); it
+/// shadows the shared support's, which removes itself on deinit — possibly before the
+/// stores of a test are gone.
 final class TemporaryDirectory {
     let path: String
 
@@ -86,73 +89,11 @@ final class ChangeCounter<Object: AnyObject>: @unchecked Sendable {
     }
 }
 
-/// Values collected from other threads, with a deadline-bounded wait.
-final class Collected<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
-    func append(_ item: Element) { items.withLock { $0.append(item) } }
-    var all: [Element] { items.withLock { $0 } }
-
-    func wait(timeout: Duration = .seconds(10), until condition: ([Element]) -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition(all) { return true }
-            usleep(2_000)
-        }
-        return condition(all)
-    }
-}
-
 /// Tracks what `read` reads; the returned flag fires on the first change of any of it.
 func track(_ read: () -> Void) -> ChangeFlag {
     let flag = ChangeFlag()
     withObservationTracking(read, onChange: { flag.fire() })
     return flag
-}
-
-/// Built executables live next to the test bundle's executable.
-func builtExecutable(_ name: String) -> String {
-    let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    return me.deletingLastPathComponent().appendingPathComponent(name).path
-}
-
-struct ProcessFailure: Error, CustomStringConvertible {
-    let description: String
-}
-
-/// Runs a program to completion, feeding it `input`; returns its trimmed standard output.
-@discardableResult
-func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let error = Pipe()
-    let inputPipe = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-    try process.run()
-    if let input {
-        inputPipe.fileHandleForWriting.write(Data(input.utf8))
-        try inputPipe.fileHandleForWriting.close()
-    }
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw ProcessFailure(description: "\(executable) exited \(process.terminationStatus): \(String(decoding: errData, as: UTF8.self))")
-    }
-    return String(decoding: outData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-}
-
-/// Runs SQL in the `sqlite3` shell (CI installs it; a missing shell fails the test).
-@discardableResult
-func sqlite3(_ database: String, _ sql: String) throws -> String {
-    let shell = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/bin/sqlite3"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
-    guard let shell else { throw ProcessFailure(description: "the sqlite3 shell is not installed (apt-get install sqlite3)") }
-    return try run(shell, ["-batch", "-cmd", ".timeout 10000", database], input: sql)
 }
 
 /// The keys stored in `database`, as any SQLite client sees them.

@@ -12,7 +12,11 @@ import Testing
 @Suite("Crash loop")
 struct CrashLoopTests {
     @Test(.timeLimit(.minutes(10)))
-    func killedWritersLoseNoAcknowledgedWrite() throws {
+    func killedWritersLoseNoAcknowledgedWrite() async throws {
+        try await onOwnThread { try crashLoop() }
+    }
+
+    private func crashLoop() throws {
         let rounds = Int(environmentNumber("CRASH_ROUNDS", default: 20))
         let directory = try TemporaryDirectory()
         let database = directory.database  // not created: the first round may die creating it

@@ -12,7 +12,11 @@ import Testing
 @Suite("Multi-process soak")
 struct SoakTests {
     @Test(.timeLimit(.minutes(30)))
-    func fourWritersTwoObserversLoseNothing() throws {
+    func fourWritersTwoObserversLoseNothing() async throws {
+        try await onOwnThread { try soak() }
+    }
+
+    private func soak() throws {
         let seconds = environmentNumber("SOAK_SECONDS", default: 60)
         let directory = try TemporaryDirectory()
         let database = directory.database

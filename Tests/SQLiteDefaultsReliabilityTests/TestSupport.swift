@@ -22,7 +22,7 @@ final class ChildProcess: Sendable {
     let errors = Collected<String>()
     let pid: Int32
     private let process: Process
-    private let input: Pipe
+    private let input: ChildPipe
 
     init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
          directory: String? = nil) throws {
@@ -31,16 +31,13 @@ final class ChildProcess: Sendable {
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let output = Pipe(), error = Pipe(), input = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = input
-        try process.run()
+        let output = try ChildPipe(), error = try ChildPipe(), input = try ChildPipe()
+        try process.run(output: output, error: error, input: input)
         self.process = process
         self.input = input
         pid = process.processIdentifier
         for (pipe, sink) in [(output, lines), (error, errors)] {
-            let handle = pipe.fileHandleForReading
+            let handle = pipe.reading
             let thread = Thread {
                 var pending = Data()
                 while true {
@@ -69,11 +66,11 @@ final class ChildProcess: Sendable {
     var errorOutput: String { errors.all.filter { $0 != "\u{4}" }.joined(separator: "\n") }
 
     func send(_ line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        input.writing.write(Data((line + "\n").utf8))
     }
 
     func closeInput() {
-        try? input.fileHandleForWriting.close()
+        try? input.writing.close()
     }
 
     func kill(_ signal: Int32 = SIGKILL) {

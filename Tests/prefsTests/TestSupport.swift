@@ -1,3 +1,4 @@
+import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Synchronization
@@ -150,23 +151,20 @@ final class Child: Sendable {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let inputPipe = input.map { _ in Pipe() }
-        process.standardInput = inputPipe ?? FileHandle.nullDevice
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
+        let inputPipe = try input.map { _ in try ChildPipe() }
+        let output = try ChildPipe()
+        let error = try ChildPipe()
         let shared = self.shared
         process.terminationHandler = { process in
             let termination = (process.terminationStatus, process.terminationReason == .uncaughtSignal)
             shared.state.withLock { $0.termination = termination }
         }
-        try process.run()
+        try process.run(output: output, error: error, input: inputPipe)
         processIdentifier = process.processIdentifier
-        Self.drain(output.fileHandleForReading, into: shared, isError: false, onLine: onLine)
-        Self.drain(error.fileHandleForReading, into: shared, isError: true, onLine: onErrorLine)
+        Self.drain(output.reading, into: shared, isError: false, onLine: onLine)
+        Self.drain(error.reading, into: shared, isError: true, onLine: onErrorLine)
         if let inputPipe, let input {
-            let writer = inputPipe.fileHandleForWriting
+            let writer = inputPipe.writing
             // A thread of its own, like the readers (see `drain`).
             Thread {
                 writer.write(Data(input))
@@ -183,19 +181,25 @@ final class Child: Sendable {
     func wait(timeout: Duration) async -> Outcome? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let outcome: Outcome? = shared.state.withLock { state in
-                guard let termination = state.termination, state.openStreams == 0 else { return nil }
-                return Outcome(
-                    status: termination.status, killedBySignal: termination.signaled,
-                    standardOutput: String(decoding: state.standardOutput, as: UTF8.self),
-                    standardError: String(decoding: state.standardError, as: UTF8.self)
-                )
-            }
-            if let outcome { return outcome }
+            if let outcome = finishedOutcome() { return outcome }
             try? await Task.sleep(for: .milliseconds(2))
         }
+        // Look once more: a task kept waiting for a thread past the deadline must still see a
+        // child that finished meanwhile.
+        if let outcome = finishedOutcome() { return outcome }
         send(SIGKILL)
         return nil
+    }
+
+    private func finishedOutcome() -> Outcome? {
+        shared.state.withLock { state in
+            guard let termination = state.termination, state.openStreams == 0 else { return nil }
+            return Outcome(
+                status: termination.status, killedBySignal: termination.signaled,
+                standardOutput: String(decoding: state.standardOutput, as: UTF8.self),
+                standardError: String(decoding: state.standardError, as: UTF8.self)
+            )
+        }
     }
 
     private static func drain(_ handle: FileHandle, into shared: Shared, isError: Bool, onLine: (@Sendable (String) -> Void)?) {
