@@ -56,10 +56,13 @@ let package = Package(
             name: "SQLiteDefaultsObservable",
             dependencies: ["SQLiteDefaults", "SQLiteDefaultsMacros"]
         ),
+        // Child processes with their output read line by line: for `prefs demo` and the tests.
+        .target(name: "ChildProcesses"),
         .executableTarget(
             name: "prefs",
             dependencies: [
                 "SQLiteDefaults",
+                "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -72,7 +75,7 @@ let package = Package(
         // Test support shared by the test suites (not a product).
         .target(
             name: "DefaultsTestSupport",
-            dependencies: ["SQLiteDefaults"],
+            dependencies: ["SQLiteDefaults", "ChildProcesses"],
             path: "Tests/DefaultsTestSupport"
         ),
         .testTarget(
@@ -88,6 +91,7 @@ let package = Package(
             name: "SQLiteDefaultsReliabilityTests",
             dependencies: [
                 "SQLiteDefaults",
+                "ChildProcesses",
                 "DefaultsTestSupport",
                 "DefaultsTestHelper",
                 "ReliabilityHelper",
@@ -96,7 +100,7 @@ let package = Package(
         ),
         .testTarget(
             name: "prefsTests",
-            dependencies: ["prefs", "SQLiteDefaults", "DefaultsTestSupport"]
+            dependencies: ["prefs", "SQLiteDefaults", "ChildProcesses"]
         ),
         .testTarget(
             name: "SQLiteDefaultsMacrosTests",

@@ -1,5 +1,7 @@
-// Shared by the engine, reliability and @ObservableDefaults test suites: temporary directories, waiting for
-// events with a deadline, and running the helper executables and the sqlite3 shell.
+// Shared by the engine, reliability and @ObservableDefaults test suites: temporary
+// directories, waiting for events with a deadline, and running the helper executables and
+// the sqlite3 shell.
+import ChildProcesses
 import Foundation
 import SQLiteDefaults
 
@@ -131,53 +133,6 @@ public func builtExecutable(_ name: String) -> String {
     return me.deletingLastPathComponent().appendingPathComponent(name).path
 }
 
-/// A pipe for a child's standard stream whose two ends are close-on-exec from the start.
-///
-/// Foundation's `Process` on Linux closes, in each child, the descriptors that were open when
-/// it began to spawn it; a `Pipe` another thread creates meanwhile leaks into that child, and
-/// whoever waits for the end of that pipe's stream then waits as long as that unrelated child
-/// lives (a 60-second soak helper, a `prefs watch`). `dup2` into the child's 0/1/2 clears the
-/// flag there, so the child it is meant for still gets it.
-public final class ChildPipe: Sendable {
-    public let reading: FileHandle
-    public let writing: FileHandle
-
-    public init() throws {
-        var ends: [Int32] = [-1, -1]
-        guard closeOnExecPipe(&ends) == 0 else {
-            throw DefaultsError(.ioError, "cannot create a pipe: \(String(cString: strerror(errno)))")
-        }
-        reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
-        writing = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
-    }
-}
-
-/// `pipe2(ends, O_CLOEXEC)`: glibc declares it only for `_GNU_SOURCE`, so Swift's Glibc module
-/// does not show it; it is looked up at run time (glibc has had it since 2.9).
-private func closeOnExecPipe(_ ends: UnsafeMutablePointer<Int32>) -> Int32 {
-    typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pipe2") else {  // RTLD_DEFAULT
-        errno = ENOSYS
-        return -1
-    }
-    return unsafeBitCast(symbol, to: Pipe2.self)(ends, O_CLOEXEC)
-}
-
-extension Process {
-    /// Starts the process with `output`, `error` and (optionally) `input` as its standard
-    /// streams, then closes this process's copy of the child's ends, so the parent sees the
-    /// end of each stream when the child exits.
-    public func run(output: ChildPipe, error: ChildPipe, input: ChildPipe?) throws {
-        standardOutput = output.writing
-        standardError = error.writing
-        standardInput = input?.reading ?? FileHandle.nullDevice
-        try run()
-        try? output.writing.close()
-        try? error.writing.close()
-        try? input?.reading.close()
-    }
-}
-
 public struct ProcessResult: Sendable {
     public let status: Int32
     public let output: String
@@ -190,8 +145,8 @@ public func runProcess(_ executable: String, _ arguments: [String], input: Strin
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let output = try ChildPipe(), error = try ChildPipe()
-    let inputPipe = try input.map { _ in try ChildPipe() }
+    let output = try CloseOnExecPipe(), error = try CloseOnExecPipe()
+    let inputPipe = try input.map { _ in try CloseOnExecPipe() }
     try process.run(output: output, error: error, input: inputPipe)
     if let input, let inputPipe {
         inputPipe.writing.write(Data(input.utf8))

@@ -29,7 +29,7 @@ struct CrashLoopTests {
         var kinds: [String: Int] = [:]
         var acknowledgedTotal = 0
         for round in 0..<rounds {
-            let child = try ChildProcess(helper, ["crash-writer", database, "\(seed &+ UInt64(round))"])
+            let child = try HelperProcess(helper, ["crash-writer", database, "\(seed &+ UInt64(round))"])
             let kind: String
             switch round % 4 {
             case 0:

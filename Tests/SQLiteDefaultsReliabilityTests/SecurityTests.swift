@@ -109,7 +109,7 @@ struct SecurityTests {
         let directory = try TemporaryDirectory()
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = directory.path + "/config"
-        let child = try ChildProcess(builtExecutable("ReliabilityHelper"), ["standard", "privateapp"], environment: environment)
+        let child = try HelperProcess(builtExecutable("ReliabilityHelper"), ["standard", "privateapp"], environment: environment)
         defer { child.kill() }
         let path = try #require(child.waitForLine { $0.hasSuffix("defaults.sqlite") }, "\(child.errorOutput)")
         #expect(path == directory.path + "/config/privateapp/defaults.sqlite")
@@ -143,7 +143,7 @@ struct SecurityTests {
     @Test(arguments: ["file:prefs.sqlite", "file:prefs.sqlite?mode=memory", "file:prefs.sqlite?nolock=1", ":memory:", "file::memory:"])
     func relativePathsAreFilesNotURIs(path: String) throws {
         let directory = try TemporaryDirectory()
-        let child = try ChildProcess(builtExecutable("ReliabilityHelper"), ["open-relative", path], directory: directory.path)
+        let child = try HelperProcess(builtExecutable("ReliabilityHelper"), ["open-relative", path], directory: directory.path)
         #expect(child.waitForExit())
         #expect(child.terminationStatus == 0, "\(child.errorOutput)")
         let file = directory.path + "/" + path

@@ -23,7 +23,7 @@ struct SoakTests {
         do { _ = try DefaultsStore(path: database) }  // schema in place before anyone races for it
         let helper = builtExecutable("ReliabilityHelper")
 
-        let observers = try ["callback", "stream"].map { try ChildProcess(helper, ["soak-observer", database, $0]) }
+        let observers = try ["callback", "stream"].map { try HelperProcess(helper, ["soak-observer", database, $0]) }
         defer { for observer in observers { observer.kill() } }
         for observer in observers {
             try #require(observer.waitForLine { $0 == "ready" } != nil, "observer did not start: \(observer.errorOutput)")
@@ -32,7 +32,7 @@ struct SoakTests {
         let seed = UInt64.random(in: 1...UInt64(UInt32.max))
         let started = ContinuousClock.now
         let writers = try (0..<4).map { id in
-            try ChildProcess(helper, ["soak-writer", database, "\(id)", "\(seconds)", "\(seed &+ UInt64(id))"])
+            try HelperProcess(helper, ["soak-writer", database, "\(id)", "\(seconds)", "\(seed &+ UInt64(id))"])
         }
         defer { for writer in writers { writer.kill() } }
         for writer in writers {
@@ -187,7 +187,7 @@ struct SoakTests {
     }
 
     /// Asks an observer for what it heard; returns the last value per key and its stats line.
-    private func dump(_ observer: ChildProcess) -> ([String: String], String) {
+    private func dump(_ observer: HelperProcess) -> ([String: String], String) {
         let endsBefore = observer.output.filter { $0 == "end" }.count
         observer.send("dump")
         observer.lines.wait(timeout: .seconds(20)) { $0.filter { $0 == "end" }.count > endsBefore }

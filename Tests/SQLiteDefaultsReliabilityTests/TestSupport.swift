@@ -1,3 +1,4 @@
+import ChildProcesses
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
@@ -17,12 +18,12 @@ func environmentNumber(_ name: String, default fallback: Double) -> Double {
 
 /// A child process whose stdout lines are collected as they arrive (so a test can wait for
 /// one with a deadline), with a stdin to talk to it and a way to kill it.
-final class ChildProcess: Sendable {
+final class HelperProcess: Sendable {
     let lines = Collected<String>()
     let errors = Collected<String>()
     let pid: Int32
     private let process: Process
-    private let input: ChildPipe
+    private let input: CloseOnExecPipe
 
     init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
          directory: String? = nil) throws {
@@ -31,7 +32,7 @@ final class ChildProcess: Sendable {
         process.arguments = arguments
         if let environment { process.environment = environment }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let output = try ChildPipe(), error = try ChildPipe(), input = try ChildPipe()
+        let output = try CloseOnExecPipe(), error = try CloseOnExecPipe(), input = try CloseOnExecPipe()
         try process.run(output: output, error: error, input: input)
         self.process = process
         self.input = input

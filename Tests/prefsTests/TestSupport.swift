@@ -1,4 +1,4 @@
-import DefaultsTestSupport
+import ChildProcesses
 import Foundation
 import SQLiteDefaults
 import Synchronization
@@ -45,7 +45,7 @@ enum Prefs {
         try #require(FileManager.default.isExecutableFile(atPath: executable),
                      "the prefs binary is missing at \(executable); build it with `swift build`", sourceLocation: sourceLocation)
         ignoreSIGPIPE
-        let child = try Child(executable, arguments, environment: environment, input: input.map { Array($0.utf8) })
+        let child = try ChildProcess(executable, arguments, environment: environment, input: input.map { Array($0.utf8) })
         let outcome = try #require(await child.wait(timeout: timeout), "prefs \(arguments) did not finish within \(timeout)",
                                    sourceLocation: sourceLocation)
         #expect(!outcome.killedBySignal, "prefs \(arguments) died of signal \(outcome.status)", sourceLocation: sourceLocation)
@@ -112,134 +112,10 @@ final class TemporaryDirectory {
     }
 }
 
-/// A child process whose output is collected line by line as it arrives. (The tests drive
-/// the `prefs` binary from outside, like a user; they do not import its module.)
-final class Child: Sendable {
-    struct Outcome: Sendable {
-        /// The exit status, or the signal number when ``killedBySignal`` is true.
-        let status: Int32
-        let killedBySignal: Bool
-        let standardOutput: String
-        let standardError: String
-
-        var succeeded: Bool { !killedBySignal && status == 0 }
-    }
-
-    private struct State {
-        var standardOutput: [UInt8] = []
-        var standardError: [UInt8] = []
-        var openStreams = 2
-        var termination: (status: Int32, signaled: Bool)?
-    }
-
-    private final class Shared: Sendable {
-        let state = Mutex(State())
-    }
-
-    private let processIdentifier: Int32
-    private let shared = Shared()
-
-    init(
-        _ executable: String,
-        _ arguments: [String],
-        environment: [String: String] = [:],
-        input: [UInt8]? = nil,
-        onLine: (@Sendable (String) -> Void)? = nil,
-        onErrorLine: (@Sendable (String) -> Void)? = nil
-    ) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let inputPipe = try input.map { _ in try ChildPipe() }
-        let output = try ChildPipe()
-        let error = try ChildPipe()
-        let shared = self.shared
-        process.terminationHandler = { process in
-            let termination = (process.terminationStatus, process.terminationReason == .uncaughtSignal)
-            shared.state.withLock { $0.termination = termination }
-        }
-        try process.run(output: output, error: error, input: inputPipe)
-        processIdentifier = process.processIdentifier
-        Self.drain(output.reading, into: shared, isError: false, onLine: onLine)
-        Self.drain(error.reading, into: shared, isError: true, onLine: onErrorLine)
-        if let inputPipe, let input {
-            let writer = inputPipe.writing
-            // A thread of its own, like the readers (see `drain`).
-            Thread {
-                writer.write(Data(input))
-                try? writer.close()
-            }.start()
-        }
-    }
-
-    func send(_ signal: Int32) {
-        kill(processIdentifier, signal)
-    }
-
-    /// Waits for the exit and the end of output; after `timeout` kills the child and returns nil.
-    func wait(timeout: Duration) async -> Outcome? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let outcome = finishedOutcome() { return outcome }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        // Look once more: a task kept waiting for a thread past the deadline must still see a
-        // child that finished meanwhile.
-        if let outcome = finishedOutcome() { return outcome }
-        send(SIGKILL)
-        return nil
-    }
-
-    private func finishedOutcome() -> Outcome? {
-        shared.state.withLock { state in
-            guard let termination = state.termination, state.openStreams == 0 else { return nil }
-            return Outcome(
-                status: termination.status, killedBySignal: termination.signaled,
-                standardOutput: String(decoding: state.standardOutput, as: UTF8.self),
-                standardError: String(decoding: state.standardError, as: UTF8.self)
-            )
-        }
-    }
-
-    private static func drain(_ handle: FileHandle, into shared: Shared, isError: Bool, onLine: (@Sendable (String) -> Void)?) {
-        // A dedicated thread, not a Dispatch work item: a blocking read holds its thread for the
-        // child's whole life, and Linux's Dispatch pool (sized to the CPUs, grown slowly) starved
-        // under many concurrent children, so a finished child's output went unread for seconds.
-        Thread {
-            var pending: [UInt8] = []
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                shared.state.withLock { state in
-                    if isError { state.standardError += chunk } else { state.standardOutput += chunk }
-                }
-                guard let onLine else { continue }
-                pending += chunk
-                while let newline = pending.firstIndex(of: 0x0A) {
-                    onLine(String(decoding: pending[..<newline], as: UTF8.self))
-                    pending.removeSubrange(...newline)
-                }
-            }
-            shared.state.withLock { $0.openStreams -= 1 }
-        }.start()
-    }
-
-    /// The first executable named `name` on `$PATH`, like `command -v`.
-    static func findOnPath(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in path.split(separator: ":") where !directory.isEmpty {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-}
-
 /// The `sqlite3` shell. Tests that need it fail (they do not pass silently) when it is missing.
 enum SQLite3 {
     static func path(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try #require(Child.findOnPath("sqlite3"), "the sqlite3 shell must be installed for this test (apt-get install sqlite3)",
+        try #require(ChildProcess.findOnPath("sqlite3"), "the sqlite3 shell must be installed for this test (apt-get install sqlite3)",
                      sourceLocation: sourceLocation)
     }
 
@@ -247,7 +123,7 @@ enum SQLite3 {
     @discardableResult
     static func run(_ database: String, _ sql: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
         let shell = try path(sourceLocation: sourceLocation)
-        let child = try Child(shell, ["-bail", "-cmd", ".timeout 5000", database, sql])
+        let child = try ChildProcess(shell, ["-bail", "-cmd", ".timeout 5000", database, sql])
         let outcome = try #require(await child.wait(timeout: .seconds(30)), sourceLocation: sourceLocation)
         #expect(outcome.succeeded, "sqlite3 failed: \(outcome.standardError)", sourceLocation: sourceLocation)
         return outcome.standardOutput
@@ -278,7 +154,7 @@ final class LineCollector: Sendable {
 
 /// A `prefs watch` process with its output lines.
 struct Watcher {
-    let child: Child
+    let child: ChildProcess
     let output: LineCollector
     let errors: LineCollector
 
@@ -286,7 +162,7 @@ struct Watcher {
     static func start(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> Watcher {
         let output = LineCollector()
         let errors = LineCollector()
-        let child = try Child(
+        let child = try ChildProcess(
             Prefs.executable, arguments + ["--ready"],
             onLine: { output.append($0) }, onErrorLine: { errors.append($0) }
         )
@@ -296,7 +172,7 @@ struct Watcher {
     }
 
     /// Sends `signal` and returns the exit status once the watcher has stopped.
-    func stop(with signal: Int32 = SIGINT, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Child.Outcome {
+    func stop(with signal: Int32 = SIGINT, sourceLocation: SourceLocation = #_sourceLocation) async throws -> ChildProcess.Outcome {
         child.send(signal)
         return try #require(await child.wait(timeout: .seconds(10)), "prefs watch did not stop within 10 s of signal \(signal)",
                             sourceLocation: sourceLocation)

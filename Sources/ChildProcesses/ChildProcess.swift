@@ -2,17 +2,19 @@ import Foundation
 import Synchronization
 
 /// A child process whose standard output and error are collected, line by line, as they
-/// arrive (for `demo`). Reads happen on threads of their own, never on the cooperative pool.
-final class ChildProcess: Sendable {
+/// arrive: for `prefs demo`, and for the tests that drive `prefs` and the `sqlite3` shell from
+/// outside. Reads happen on threads of their own, never on the cooperative pool.
+public final class ChildProcess: Sendable {
     /// How a finished child ended.
-    struct Outcome: Sendable {
+    public struct Outcome: Sendable {
         /// The exit status, or the signal number when ``killedBySignal`` is true.
-        let status: Int32
-        let killedBySignal: Bool
-        let standardOutput: String
-        let standardError: String
+        public let status: Int32
+        public let killedBySignal: Bool
+        public let standardOutput: String
+        public let standardError: String
 
-        var succeeded: Bool { !killedBySignal && status == 0 }
+        /// Whether the child exited with status 0.
+        public var succeeded: Bool { !killedBySignal && status == 0 }
     }
 
     private struct State {
@@ -27,7 +29,8 @@ final class ChildProcess: Sendable {
         let state = Mutex(State())
     }
 
-    let commandLine: String
+    /// The executable's name and the arguments, for messages.
+    public let commandLine: String
     private let processIdentifier: Int32
     private let shared: Shared
 
@@ -37,8 +40,8 @@ final class ChildProcess: Sendable {
     ///   - input: what the child reads on standard input (nothing when nil).
     ///   - onLine: sees each line of standard output as it arrives.
     ///   - onErrorLine: sees each line of standard error as it arrives.
-    /// - Throws: when the executable cannot be started.
-    init(
+    /// - Throws: when a pipe cannot be created or the executable cannot be started.
+    public init(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String] = [:],
@@ -52,12 +55,9 @@ final class ChildProcess: Sendable {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        let inputPipe = try input.map { _ in try Self.closeOnExecPipe() }
-        process.standardInput = inputPipe?.reading ?? FileHandle.nullDevice
-        let output = try Self.closeOnExecPipe()
-        let error = try Self.closeOnExecPipe()
-        process.standardOutput = output.writing
-        process.standardError = error.writing
+        let inputPipe = try input.map { _ in try CloseOnExecPipe() }
+        let output = try CloseOnExecPipe()
+        let error = try CloseOnExecPipe()
         let shared = Shared()
         self.shared = shared
         self.commandLine = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments).joined(separator: " ")
@@ -66,12 +66,8 @@ final class ChildProcess: Sendable {
             let signaled = process.terminationReason == .uncaughtSignal
             shared.state.withLock { $0.termination = (status, signaled) }
         }
-        try process.run()
+        try process.run(output: output, error: error, input: inputPipe)
         processIdentifier = process.processIdentifier
-        // The child has its copies; without closing ours the streams would never end.
-        try? output.writing.close()
-        try? error.writing.close()
-        try? inputPipe?.reading.close()
 
         Self.drain(output.reading, into: shared, isError: false, onLine: onLine)
         Self.drain(error.reading, into: shared, isError: true, onLine: onErrorLine)
@@ -87,32 +83,14 @@ final class ChildProcess: Sendable {
         }
     }
 
-    /// A pipe whose ends are close-on-exec from the start. Foundation's `Process` on Linux
-    /// closes, in each child, only the descriptors open when it began to spawn it: a plain
-    /// `Pipe` made meanwhile by another thread would leak into that child and keep this
-    /// stream open for as long as that child lives.
-    private static func closeOnExecPipe() throws -> (reading: FileHandle, writing: FileHandle) {
-        // `pipe2` is declared by glibc only for _GNU_SOURCE, which Swift's Glibc module does
-        // not define: look it up at run time (glibc has had it since 2.9).
-        typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pipe2") else {  // RTLD_DEFAULT
-            throw PrefsError("cannot create a pipe: this C library has no pipe2")
-        }
-        var ends: [Int32] = [-1, -1]
-        guard unsafeBitCast(symbol, to: Pipe2.self)(&ends, O_CLOEXEC) == 0 else {
-            throw PrefsError("cannot create a pipe: \(String(cString: strerror(errno)))")
-        }
-        return (FileHandle(fileDescriptor: ends[0], closeOnDealloc: true), FileHandle(fileDescriptor: ends[1], closeOnDealloc: true))
-    }
-
     /// Sends `signal` to the child.
-    func send(_ signal: Int32) {
+    public func send(_ signal: Int32) {
         kill(processIdentifier, signal)
     }
 
     /// Waits until the child has exited and its output is read; after `timeout` it is killed
     /// and nil returned.
-    func wait(timeout: Duration) async -> Outcome? {
+    public func wait(timeout: Duration) async -> Outcome? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let outcome = finishedOutcome() { return outcome }
@@ -159,7 +137,7 @@ final class ChildProcess: Sendable {
     }
 
     /// The path of the running executable (`/proc/self/exe` resolved), to start another `prefs`.
-    static func currentExecutable() -> String? {
+    public static func currentExecutable() -> String? {
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             return path
         }
@@ -167,12 +145,56 @@ final class ChildProcess: Sendable {
     }
 
     /// The first executable named `name` on `$PATH`, like `command -v`.
-    static func findOnPath(_ name: String) -> String? {
+    public static func findOnPath(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for directory in path.split(separator: ":") where !directory.isEmpty {
             let candidate = "\(directory)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         return nil
+    }
+}
+
+/// A pipe for a child's standard stream whose two ends are close-on-exec from the start.
+///
+/// Foundation's `Process` on Linux closes, in each child, the descriptors that were open when
+/// it began to spawn it; a `Pipe` that another thread creates meanwhile leaks into that child,
+/// and whoever waits for the end of that pipe's stream then waits as long as that unrelated
+/// child lives. `dup2` into the child's 0/1/2 clears the flag there, so the child the pipe is
+/// meant for still gets it.
+public final class CloseOnExecPipe: Sendable {
+    public let reading: FileHandle
+    public let writing: FileHandle
+
+    /// - Throws: `POSIXError` when the system has no descriptor or memory left for a pipe.
+    public init() throws {
+        // `pipe2` is declared by glibc only for _GNU_SOURCE, which Swift's Glibc module does
+        // not define: it is looked up at run time (glibc has had it since 2.9).
+        typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pipe2") else {  // RTLD_DEFAULT
+            throw POSIXError(.ENOSYS)
+        }
+        var ends: [Int32] = [-1, -1]
+        guard unsafeBitCast(symbol, to: Pipe2.self)(&ends, O_CLOEXEC) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+        writing = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+    }
+}
+
+extension Process {
+    /// Starts the process with `output`, `error` and (when given) `input` as its standard
+    /// streams, then closes this process's copies of the child's ends, so that each stream
+    /// ends when the child exits.
+    /// - Throws: what `run()` throws.
+    public func run(output: CloseOnExecPipe, error: CloseOnExecPipe, input: CloseOnExecPipe?) throws {
+        standardOutput = output.writing
+        standardError = error.writing
+        standardInput = input?.reading ?? FileHandle.nullDevice
+        try run()
+        try? output.writing.close()
+        try? error.writing.close()
+        try? input?.reading.close()
     }
 }
