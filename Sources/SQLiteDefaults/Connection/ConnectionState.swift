@@ -93,26 +93,31 @@ final class ConnectionState {
             statement = try kept(&deleteStatement, "DELETE FROM defaults WHERE key = ?1")
         }
         try statement.withBorrowedText(key, at: 1) {
-            if let value { try statement.bind(value, at: 2) }
-            recorder.begin(key: key, value: value)
-            // Outside a transaction a write that meets a busy database after the busy timeout,
-            // or a stale WAL snapshot, changed nothing: retrying it is safe.
-            var attempt = 0
-            while true {
-                do {
-                    _ = try statement.step()
-                    recorder.statementSucceeded()
-                    return
-                } catch let error as DefaultsError where error.code == .busy && transactionDepth == 0 && attempt < 3 {
-                    attempt += 1
-                    sqlite3_reset(statement.handle)  // keeps the bindings for the retry
-                } catch {
-                    recorder.statementFailed()
-                    if transactionDepth > 0, !database.isInTransaction, let error = error as? DefaultsError {
-                        transactionAborted = error
-                    }
-                    throw error
+            guard let value else { return try step(statement, key: key, value: nil) }
+            try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
+        }
+    }
+
+    /// Steps a bound write statement, recording its change for delivery after the commit.
+    private func step(_ statement: Statement, key: String, value: SQLiteValue?) throws {
+        recorder.begin(key: key, value: value)
+        // Outside a transaction a write that meets a busy database after the busy timeout, or a
+        // stale WAL snapshot, changed nothing: retrying it is safe.
+        var attempt = 0
+        while true {
+            do {
+                _ = try statement.step()
+                recorder.statementSucceeded()
+                return
+            } catch let error as DefaultsError where error.code == .busy && transactionDepth == 0 && attempt < 3 {
+                attempt += 1
+                sqlite3_reset(statement.handle)  // keeps the bindings for the retry
+            } catch {
+                recorder.statementFailed()
+                if transactionDepth > 0, !database.isInTransaction, let error = error as? DefaultsError {
+                    transactionAborted = error
                 }
+                throw error
             }
         }
     }

@@ -54,6 +54,26 @@ final class Statement {
         }
     }
 
+    /// Like ``withBorrowedText(_:at:_:)`` for any value: text and non-empty blobs are bound
+    /// in place, numbers and NULL as usual; the statement is reset when `body` returns.
+    func withBorrowedValue<Result>(_ value: SQLiteValue, at index: Int32, _ body: () throws -> Result) throws -> Result {
+        switch value {
+        case .text(let text):
+            return try withBorrowedText(text, at: index, body)
+        case .blob(let bytes) where !bytes.isEmpty:
+            return try bytes.withUnsafeBytes { raw in
+                defer { reset() }
+                // SQLITE_STATIC (a nil destructor): the bytes outlive every use before `reset()`.
+                try check(sqlite3_bind_blob64(handle, index, raw.baseAddress, UInt64(raw.count), nil), "binding a value")
+                return try body()
+            }
+        default:
+            defer { reset() }
+            try bind(value, at: index)
+            return try body()
+        }
+    }
+
     func bind(_ value: SQLiteValue, at index: Int32) throws {
         let code: Int32
         switch value {
