@@ -14,6 +14,7 @@ let benchmarks: @Sendable () -> Void = {
         Suite.add("get one key · \(rows) keys", scaling: .kilo) { Workloads.scaleGetHot(try Tables.shared(rows)) }
         // Sets use tables of their own (a set drops the decoded value that gets rely on).
         Suite.add("set random key · \(rows) keys") { Workloads.scaleSetRandom(try Tables.shared(rows, written: true)) }
+        Suite.add("set random key · raw SQLite · \(rows) keys") { try Workloads.scaleRawSetRandom(rows: rows) }
         Suite.add("set one key · \(rows) keys") { Workloads.scaleSetHot(try Tables.shared(rows, written: true)) }
     }
 }

@@ -102,6 +102,29 @@ extension Workloads {
         }
     }
 
+    /// The floor for `scaleSetRandom`: raw SQLite setting a random existing key of a table of
+    /// `rows` keys (what a bigger B-tree, a colder page cache and checkpoints of scattered
+    /// pages cost any writer).
+    public static func scaleRawSetRandom(rows: Int) throws -> Workload {
+        let directory = try TemporaryDirectory("scale-raw")
+        let raw = try RawSQLite(path: directory.file("raw.sqlite"))
+        try raw.transaction { for index in 0..<rows { try raw.set(index, for: "row.\(index)") } }
+        try raw.execute("DELETE FROM defaults_changes")
+        try raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let names = (0..<rows).map { "row.\($0)" }
+        let indexes = randomIndexes(below: rows)
+        let mask = indexes.count - 1
+        var next = 0
+        var counter = rows
+        return Workload("set random key · raw SQLite · \(rows) keys", keep: [raw, directory]) { count in
+            for _ in 0..<count {
+                counter += 1
+                try raw.set(counter, for: names[indexes[next & mask]])
+                next += 1
+            }
+        }
+    }
+
     /// `set` of one key, again and again, in a table of `rows` keys.
     public static func scaleSetHot(_ table: LargeTable) -> Workload {
         let store = table.store, key = table.keys[table.rows / 2]

@@ -326,12 +326,15 @@ do {
             { Workloads.scaleGetHot(small) }, { Workloads.scaleGetHot(big) },
             { Workloads.scaleSetRandom(smallWritten) }, { Workloads.scaleSetRandom(bigWritten) },
             { Workloads.scaleSetHot(smallWritten) }, { Workloads.scaleSetHot(bigWritten) },
+            { try Workloads.scaleRawSetRandom(rows: 1_000) }, { try Workloads.scaleRawSetRandom(rows: large) },
         ])
         ratio("get random key: \(large) keys / 1000 keys", r, "get random key · \(large) keys", "get random key · 1000 keys", limit: 1.5)
         ratio("  floor: Mutex-Dictionary get random key, \(large) keys / 1000 keys", r,
               "get random key · Mutex<Dictionary> · \(large) keys", "get random key · Mutex<Dictionary> · 1000 keys")
         ratio("get one key: \(large) keys / 1000 keys", r, "get one key · \(large) keys", "get one key · 1000 keys", limit: 1.5)
         ratio("set random key: \(large) keys / 1000 keys", r, "set random key · \(large) keys", "set random key · 1000 keys", limit: 1.5)
+        ratio("  floor: raw SQLite set random key, \(large) keys / 1000 keys", r,
+              "set random key · raw SQLite · \(large) keys", "set random key · raw SQLite · 1000 keys")
         ratio("set one key: \(large) keys / 1000 keys", r, "set one key · \(large) keys", "set one key · 1000 keys", limit: 1.5)
     }
 
