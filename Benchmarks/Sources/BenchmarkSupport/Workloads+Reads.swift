@@ -209,7 +209,7 @@ extension Workloads {
             }
         }
         return Workload(name, keep: [token, writer, fixture], prepareEach: prepare,
-                        note: { "\(slow) of \(counter) external writes noticed only by the safety poll" }, run: run)
+                        note: { "\(slow) of \(counter) external writes took over 15 ms to be noticed" }, run: run)
     }
 
     // MARK: get of a key not yet cached (a SQL read)

@@ -141,8 +141,10 @@ private final class MonitorLoop {
         armWalWatch()
     }
 
-    /// Milliseconds to wait before each later re-check of a wake-up.
-    static let recheckDelays: ArraySlice<Int32> = [1, 10]
+    /// Milliseconds to wait before each later re-check of a wake-up, each after the one before
+    /// (so about 1, 4, 14 and 114 ms after it): a writer descheduled between writing its
+    /// frames and publishing its commit is still seen without waiting for the safety poll.
+    static let recheckDelays: ArraySlice<Int32> = [1, 3, 10, 100]
     /// Microseconds before each quick re-check of a wake-up that found nothing new: the
     /// commit that woke us is usually published within a few hundred microseconds.
     static let quickRecheckMicroseconds: [UInt32] = [50, 150, 300]
@@ -169,8 +171,8 @@ private final class MonitorLoop {
         // A writer appends its frames to the -wal (the inotify event) *before* it publishes the
         // commit in the wal-index; a check in between sees nothing new. And a commit whose
         // frames were all written while the one-shot watch was down raised no event. So every
-        // wake-up is followed by re-checks: quick ones while nothing new is seen, then after
-        // 1 and 10 ms, before the thread falls back to the safety poll.
+        // wake-up is followed by re-checks: quick ones while nothing new is seen, then the
+        // `recheckDelays`, before the thread falls back to the safety poll.
         var rechecks: ArraySlice<Int32> = []
         while true {
             armWalWatch()
