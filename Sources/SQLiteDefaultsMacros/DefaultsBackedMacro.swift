@@ -24,12 +24,7 @@ public struct DefaultsBackedMacro {
     /// The property, when it is one this macro expands (problems are reported by
     /// `@ObservableDefaults`, which sees the whole class).
     static func expandable(_ declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext) -> PropertyModel? {
-        guard let variable = declaration.as(VariableDeclSyntax.self), let property = PropertyModel(variable),
-            !property.isStatic, let options = MacroOptions.enclosing(in: context)
-        else { return nil }
-        let role = PropertyRole.persisted(key: property.keySuffix ?? property.name)
-        guard property.problems(as: role, options: options).isEmpty else { return nil }
-        return property
+        PropertyModel.expandable(declaration, in: context) { .persisted(key: $0.keySuffix ?? $0.name) }
     }
 }
 

@@ -20,11 +20,7 @@ import SwiftSyntaxMacros
 /// ```
 public struct ObservableOnlyMacro {
     static func expandable(_ declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext) -> PropertyModel? {
-        guard let variable = declaration.as(VariableDeclSyntax.self), let property = PropertyModel(variable),
-            !property.isStatic, let options = MacroOptions.enclosing(in: context)
-        else { return nil }
-        guard property.problems(as: .observableOnly, options: options).isEmpty else { return nil }
-        return property
+        PropertyModel.expandable(declaration, in: context) { _ in .observableOnly }
     }
 }
 

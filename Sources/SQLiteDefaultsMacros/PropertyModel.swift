@@ -2,6 +2,7 @@ import SwiftDiagnostics
 import SwiftParser
 import SwiftSyntax
 import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
 
 /// What the macros do with one property of an `@ObservableDefaults` class.
 enum PropertyRole: Equatable {
@@ -121,6 +122,20 @@ struct PropertyModel {
         if roles.contains(.observableOnly) { return .observableOnly }
         if roles.contains(.defaultsBacked) { return .persisted(key: keySuffix ?? name) }
         return observeFirst ? .observableOnly : .persisted(key: name)
+    }
+
+    /// The stored instance property `declaration` declares, when a peer macro may expand it in
+    /// `role`: inside an `@ObservableDefaults` class and with nothing wrong (problems are
+    /// reported by `@ObservableDefaults`, which sees the whole class).
+    static func expandable(
+        _ declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext,
+        role: (PropertyModel) -> PropertyRole
+    ) -> PropertyModel? {
+        guard let variable = declaration.as(VariableDeclSyntax.self), let property = PropertyModel(variable),
+            !property.isStatic, let options = MacroOptions.enclosing(in: context)
+        else { return nil }
+        guard property.problems(as: role(property), options: options).isEmpty else { return nil }
+        return property
     }
 
     /// Everything wrong with the property in `role`, collisions aside (those need the

@@ -40,6 +40,15 @@ public enum SQLiteValue: Sendable, Hashable {
         default: self == other
         }
     }
+
+    /// Whether two rows (`nil`: no row) hold the same stored value, by ``isSameStoredValue(as:)``.
+    static func isSameRow(_ a: SQLiteValue?, _ b: SQLiteValue?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case let (a?, b?): a.isSameStoredValue(as: b)
+        default: false
+        }
+    }
 }
 
 extension SQLiteValue: DefaultsSerializable {

@@ -269,7 +269,7 @@ final class StoreCore: Sendable {
                 // The autocommit `set`: no batch to build.
                 let write = changes.writes[0]
                 let previous = cache.update(write.key, stored: write.value)
-                if case .some(let old) = previous, Self.same(old, write.value) { return }
+                if case .some(let old) = previous, SQLiteValue.isSameRow(old, write.value) { return }
                 if registry.isObserved(write.key) {
                     delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
                 }
@@ -279,14 +279,6 @@ final class StoreCore: Sendable {
                     delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
                 }
             }
-        }
-    }
-
-    static func same(_ a: SQLiteValue?, _ b: SQLiteValue?) -> Bool {
-        switch (a, b) {
-        case (nil, nil): true
-        case let (a?, b?): a.isSameStoredValue(as: b)
-        default: false
         }
     }
 
@@ -339,7 +331,7 @@ final class StoreCore: Sendable {
                 for key in keys where cache.contains(key) || registry.isObserved(key) {
                     let value = try state.read(key)
                     let previous = cache.update(key, stored: value)
-                    if case .some(let old) = previous, Self.same(old, value) { continue }
+                    if case .some(let old) = previous, SQLiteValue.isSameRow(old, value) { continue }
                     if registry.isObserved(key) {
                         delivery.enqueue(.init(key: key, value: value, origin: .external))
                     }

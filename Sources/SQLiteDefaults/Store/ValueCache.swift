@@ -62,7 +62,7 @@ final class ValueCache: Sendable {
             changed.reserveCapacity(writes.count)
             for write in writes {
                 let previous = entries.updateValue(Entry(stored: write.value, decoded: nil), forKey: write.key)
-                if let previous, StoreCore.same(previous.stored, write.value) { continue }
+                if let previous, SQLiteValue.isSameRow(previous.stored, write.value) { continue }
                 changed.append(write)
             }
             return changed
