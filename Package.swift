@@ -84,7 +84,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ReliabilityHelper",
-            dependencies: ["SQLiteDefaults"],
+            dependencies: ["SQLiteDefaults", "DefaultsTestSupport"],
             path: "Tests/ReliabilityHelper"
         ),
         .testTarget(

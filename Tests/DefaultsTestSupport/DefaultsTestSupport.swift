@@ -203,3 +203,31 @@ public func permissions(_ path: String) throws -> Int {
 public func fileBytes(_ path: String) -> Data? {
     FileManager.default.contents(atPath: path)
 }
+
+/// One line-safe text per stored value, the same in every process (the reliability helper
+/// prints it, the tests compare it): `nil`, `i:…`, `r:…` (the double's bits), `t:…`, `b:…` (hex).
+public func canonical(_ value: SQLiteValue?) -> String {
+    switch value {
+    case nil, .null?: "nil"
+    case .integer(let number)?: "i:\(number)"
+    case .real(let number)?: "r:\(number.bitPattern)"
+    case .text(let text)?: "t:" + Data(text.utf8).map { String(format: "%02x", $0) }.joined()
+    case .blob(let bytes)?: "b:" + bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// A seeded generator (SplitMix64) for test and helper choices, so a failure can be rerun
+/// from the seed it names.
+public struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

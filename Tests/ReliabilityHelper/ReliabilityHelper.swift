@@ -1,3 +1,4 @@
+import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 
@@ -105,49 +106,7 @@ func say(_ line: String) {
     fflush(nil)
 }
 
-/// A value behind an `NSLock` (a pthread mutex). The reliability suite runs under
-/// ThreadSanitizer, which cannot see `Synchronization.Mutex` hand a contended lock over on
-/// Linux (it does so in the kernel) and would report every such access as a race.
-final class Locked<Value>: @unchecked Sendable {
-    // Sendable proof: `value` is only touched inside `withLock`, while `lock` is held.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
-
-// MARK: - Canonical text of a stored value
-
-/// One line-safe text per stored value, the same in every process: `nil`, `i:…`, `r:…`, `t:…`, `b:…`.
-func canonical(_ value: SQLiteValue?) -> String {
-    switch value {
-    case nil, .null?: "nil"
-    case .integer(let number)?: "i:\(number)"
-    case .real(let number)?: "r:\(number.bitPattern)"
-    case .text(let text)?: "t:" + Data(text.utf8).map { String(format: "%02x", $0) }.joined()
-    case .blob(let bytes)?: "b:" + bytes.map { String(format: "%02x", $0) }.joined()
-    }
-}
-
 // MARK: - Soak
-
-/// A small deterministic generator, so a failing soak can be rerun with its seed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 struct Deliberate: Error {}
 
@@ -161,13 +120,13 @@ struct SoakWriter {
     let store: DefaultsStore
     let id: Int
     let seconds: Double
-    var random: SplitMix
+    var random: SeededRandom
 
     init(path: String, id: Int, seconds: Double, seed: UInt64) throws {
         store = try DefaultsStore(path: path)
         self.id = id
         self.seconds = seconds
-        random = SplitMix(state: seed)
+        random = SeededRandom(seed: seed)
     }
 
     mutating func run() throws {
@@ -328,7 +287,7 @@ func soakObserver(path: String, mode: String) throws {
 /// Runs until killed. Every line is printed after the call it reports has returned, so a
 /// line on stdout is an acknowledged write; "txbegin N" is printed from inside transaction N.
 func crashWriter(path: String, seed: UInt64) throws {
-    var random = SplitMix(state: seed)
+    var random = SeededRandom(seed: seed)
     let store = try DefaultsStore(path: path)
     let sequenceKey = DefaultsKey<Int>("crash.seq", default: 0)
     let counter = DefaultsKey<Int>("crash.counter", default: 0)

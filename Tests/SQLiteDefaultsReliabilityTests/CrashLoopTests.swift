@@ -92,16 +92,3 @@ struct CrashLoopTests {
         reportFigure("crash loop: \(rounds) SIGKILL rounds survived (\(kinds.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))), \(acknowledgedTotal) acknowledged writes checked, final seq \(stored.sequence) counter \(stored.counter) transaction \(stored.transaction), seed \(seed)")
     }
 }
-
-/// A seeded generator for test choices (timing, sizes), so a failure names its seed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

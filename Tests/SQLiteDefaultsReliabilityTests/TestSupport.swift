@@ -110,17 +110,6 @@ func quietConfiguration() -> DefaultsStore.Configuration {
     return configuration
 }
 
-/// Same format as the helper's `canonical`.
-func canonical(_ value: SQLiteValue?) -> String {
-    switch value {
-    case nil, .null?: "nil"
-    case .integer(let number)?: "i:\(number)"
-    case .real(let number)?: "r:\(number.bitPattern)"
-    case .text(let text)?: "t:" + Data(text.utf8).map { String(format: "%02x", $0) }.joined()
-    case .blob(let bytes)?: "b:" + bytes.map { String(format: "%02x", $0) }.joined()
-    }
-}
-
 /// Parses "name=value" fields of a line into a dictionary of integers.
 func fields(_ line: String) -> [String: Int] {
     var result: [String: Int] = [:]
