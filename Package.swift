@@ -58,10 +58,17 @@ let package = Package(
         ),
         // Child processes with their output read line by line: for `prefs demo` and the tests.
         .target(name: "ChildProcesses"),
+        // The CLI's own text formats (JSON reader, export format, ISO 8601, value text), pure
+        // and unit-tested; not a product.
+        .target(
+            name: "PrefsFormats",
+            dependencies: ["SQLiteDefaults"]
+        ),
         .executableTarget(
             name: "prefs",
             dependencies: [
                 "SQLiteDefaults",
+                "PrefsFormats",
                 "ChildProcesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -101,6 +108,10 @@ let package = Package(
         .testTarget(
             name: "prefsTests",
             dependencies: ["prefs", "SQLiteDefaults", "ChildProcesses"]
+        ),
+        .testTarget(
+            name: "PrefsFormatsTests",
+            dependencies: ["PrefsFormats", "SQLiteDefaults"]
         ),
         .testTarget(
             name: "SQLiteDefaultsMacrosTests",

@@ -1,24 +1,52 @@
 import ArgumentParser
+import PrefsFormats
 import SQLiteDefaults
 
-/// `prefs delete KEY`
+/// `prefs delete KEY` | `prefs delete --all`
 struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Remove a key and its value.",
-        discussion: "A key with no value exits with status 1, like `read`."
+        abstract: "Remove a key and its value, or every key with --all.",
+        usage: "prefs delete [--db <path>] [--name <app>] (<key> | --all)",
+        discussion: """
+            A key with no value exits with status 1, like `read`. --all removes every key in \
+            one transaction: observers hear each key once, and a failure removes none.
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions
 
     @Argument(help: "The key to remove.")
-    var key: String
+    var key: String?
+
+    @Flag(help: "Remove every key, in one transaction.")
+    var all = false
+
+    func validate() throws {
+        switch (key, all) {
+        case (nil, false): throw ValidationError("name the key to delete, or use --all for every key")
+        case (.some, true): throw ValidationError("give either a key or --all, not both")
+        default: break
+        }
+    }
 
     func run() throws {
-        guard let store = try storeOptions.openExisting() else { throw PrefsError.missingKey(key) }
-        let key = rowKey(self.key)
+        if all {
+            guard let store = try storeOptions.openExistingForWriting() else { return }
+            try store.transaction { transaction in
+                // The store used inside its own transaction joins it: the keys read here are
+                // the ones this transaction removes, with no other writer in between.
+                for entry in try store.entries() {
+                    try transaction.remove(rowKey(entry.key))
+                }
+            }
+            return
+        }
+        guard let name = key else { return }  // validate() saw to it
+        guard let store = try storeOptions.openExistingForWriting() else { throw PrefsError.missingKey(name) }
+        let key = rowKey(name)
         try store.transaction { transaction in
-            guard transaction.contains(key) else { throw PrefsError.missingKey(self.key) }
+            guard transaction.contains(key) else { throw PrefsError.missingKey(name) }
             try transaction.remove(key)
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChildProcesses
 import Foundation
+import PrefsFormats
 import SQLiteDefaults
 import Synchronization
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PrefsFormats
 import SQLiteDefaults
 
 /// `prefs import FILE`
@@ -36,7 +37,7 @@ struct ImportCommand: ParsableCommand {
             throw PrefsError("\(displayName): \(error.message)")
         }
 
-        let store = try storeOptions.open()
+        let store = try storeOptions.openForWriting()
         try store.transaction { transaction in
             for entry in entries {
                 if let value = entry.value {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PrefsFormats
 import SQLiteDefaults
 
 /// `prefs list [--json]`

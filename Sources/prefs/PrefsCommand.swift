@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PrefsFormats
 import SQLiteDefaults
 
 /// `prefs`: read, write and watch SQLiteDefaults preferences from the shell.
@@ -10,24 +11,34 @@ struct PrefsCommand: AsyncParsableCommand {
         abstract: "Read, write and watch the preferences in a SQLiteDefaults database.",
         discussion: """
             Every command takes --db PATH, or --name APP for the app's standard database \
-            ($XDG_CONFIG_HOME/APP/defaults.sqlite, ~/.config as the fallback); the default is \
-            --name prefs. Errors are one line on standard error starting with `prefs: `, with a \
-            non-zero exit status. Try `prefs demo`.
+            ($XDG_CONFIG_HOME/APP/defaults.sqlite, ~/.config as the fallback). With neither, \
+            the environment variable PREFS_DB names the file; without that either, commands use \
+            --name prefs, and the ones that write (write, delete, rename, import) print \
+            `prefs: using PATH` on standard error. Errors are one line on standard error \
+            starting with `prefs: `, with a non-zero exit status. Shell completion: \
+            `prefs --generate-completion-script bash|zsh|fish`. Try `prefs demo`.
             """,
+        version: PrefsCommand.version,
         subcommands: [
             ReadCommand.self,
+            ReadTypeCommand.self,
             WriteCommand.self,
             DeleteCommand.self,
+            RenameCommand.self,
             ListCommand.self,
             WatchCommand.self,
             ExportCommand.self,
             ImportCommand.self,
+            DomainsCommand.self,
             DemoCommand.self,
             WriteLoopCommand.self,
         ]
     )
 
     @OptionGroup var storeOptions: StoreOptions
+
+    /// What `prefs --version` prints; the one place the tool's version is written.
+    static let version = "0.1.0"
 
     /// Runs the command line and exits, reporting every failure as one `prefs: …` line.
     ///
@@ -85,6 +96,9 @@ struct PrefsCommand: AsyncParsableCommand {
         case let error as PrefsError:
             Console.err("prefs: " + ValueFormatting.oneLine(error.message))
             return error.exitCode
+        case let error as FormatError:
+            Console.err("prefs: " + ValueFormatting.oneLine(error.message))
+            return 1
         case let error as DefaultsError:
             Console.err("prefs: " + ValueFormatting.oneLine(error.description))
             return 1

@@ -1,3 +1,5 @@
+import PrefsFormats
+
 /// An error the tool itself reports (as opposed to the engine's `DefaultsError` or a usage
 /// error from the argument parser). `PrefsCommand.main()` prints it as one line,
 /// `prefs: <message>`, on standard error and exits with ``exitCode``.
@@ -17,10 +19,5 @@ struct PrefsError: Error, CustomStringConvertible {
     /// `read` or `delete` of a key that has no value: exit status 1, naming the key.
     static func missingKey(_ key: String) -> PrefsError {
         PrefsError("no value for key \(ValueFormatting.quoted(key))")
-    }
-
-    /// A command-line value that does not parse as its `--type`.
-    static func invalidValue(_ value: String, type: ValueType, _ reason: String) -> PrefsError {
-        PrefsError("\(ValueFormatting.quoted(value)) is not a valid \(type.rawValue) value: \(reason)")
     }
 }

@@ -4,21 +4,29 @@ import Logging
 import SQLiteDefaults
 
 /// `--db PATH | --name APP`: which database a command works on, shared by every command.
+///
+/// The first of these that is given wins: `--db`, `--name`, the environment variable
+/// `PREFS_DB` (a path; ignored when empty), and last the standard database of the app
+/// `prefs` (`$XDG_CONFIG_HOME/prefs/defaults.sqlite`). Commands that write say on standard
+/// error which file they used when it came from that last fallback, since nothing named it.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The database file to use.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The database file to use (default: $PREFS_DB when set, else --name prefs).", valueName: "path"))
     var db: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Use the standard database of this app: $XDG_CONFIG_HOME/<app>/defaults.sqlite, or ~/.config/<app>/defaults.sqlite. (default: prefs)",
+            "Use the standard database of this app: $XDG_CONFIG_HOME/<app>/defaults.sqlite, or ~/.config/<app>/defaults.sqlite. (default: prefs, unless $PREFS_DB is set)",
             valueName: "app"
         )
     )
     var name: String?
 
-    /// The app name used when neither `--db` nor `--name` is given.
+    /// The app name used when neither `--db`, `--name` nor `PREFS_DB` is given.
     static let defaultName = "prefs"
+
+    /// The environment variable that names a database file when neither `--db` nor `--name` does.
+    static let environmentVariable = "PREFS_DB"
 
     func validate() throws {
         if db != nil && name != nil {
@@ -29,17 +37,67 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
+    /// Where the database path came from.
+    enum Source: Equatable {
+        /// `--db PATH`.
+        case db
+        /// `--name APP`.
+        case name
+        /// The `PREFS_DB` environment variable.
+        case environment
+        /// Nothing named a database: the standard database of the app `prefs`.
+        case fallback
+    }
+
+    /// The database file's path and what named it.
+    /// - Throws: `DefaultsError` (`.invalidName`) for a `--name` that is not one path component.
+    func resolve() throws -> (path: String, source: Source) {
+        if let db { return (db, .db) }
+        if let name { return (try DefaultsStore.standardPath(name: name), .name) }
+        if let path = ProcessInfo.processInfo.environment[Self.environmentVariable], !path.isEmpty {
+            return (path, .environment)
+        }
+        return (try DefaultsStore.standardPath(name: Self.defaultName), .fallback)
+    }
+
     /// The database file's path.
     /// - Throws: `DefaultsError` (`.invalidName`) for a `--name` that is not one path component.
     func path() throws -> String {
-        if let db { return db }
-        return try DefaultsStore.standardPath(name: name ?? Self.defaultName)
+        try resolve().path
     }
 
     /// Opens the database, creating it (and its directory) when missing.
     /// - Throws: `DefaultsError` when it is a directory, not a database, has a newer schema, …
     func open() throws -> DefaultsStore {
         try DefaultsStore(path: path(), configuration: Self.configuration)
+    }
+
+    /// Opens the database for a command that writes, creating it when missing; see
+    /// ``announcedPath()``.
+    /// - Throws: `DefaultsError` as ``open()`` does.
+    func openForWriting() throws -> DefaultsStore {
+        try DefaultsStore(path: announcedPath(), configuration: Self.configuration)
+    }
+
+    /// Opens the database for a command that only changes what exists (`delete`, `rename`):
+    /// nil when the file is missing, so nothing is created; see ``announcedPath()``.
+    /// - Throws: `DefaultsError` when the file exists but cannot be opened as a database.
+    func openExistingForWriting() throws -> DefaultsStore? {
+        let path = try announcedPath()
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try DefaultsStore(path: path, configuration: Self.configuration)
+    }
+
+    /// The path, after printing `prefs: using PATH` on standard error when nothing named the
+    /// database (no `--db`, `--name` or `PREFS_DB`), so that a write never lands in the
+    /// fallback file unannounced. Standard output stays clean.
+    /// - Throws: `DefaultsError` (`.invalidName`) for a `--name` that is not one path component.
+    private func announcedPath() throws -> String {
+        let (path, source) = try resolve()
+        if source == .fallback {
+            Console.err("prefs: using \(path)")
+        }
+        return path
     }
 
     /// The tool reports every error itself, as one `prefs: ` line; the library's own log
@@ -52,6 +110,7 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the database if its file exists, for commands that only read: a mistyped path
     /// then reads as an empty store instead of leaving a new file behind.
+    /// - Throws: `DefaultsError` when the file exists but cannot be opened as a database.
     func openExisting() throws -> DefaultsStore? {
         let path = try path()
         guard FileManager.default.fileExists(atPath: path) else { return nil }
@@ -68,6 +127,7 @@ func rowKey(_ name: String) -> DefaultsKey<SQLiteValue?> {
 extension DefaultsStore {
     /// Every stored key and its value, in key order, from one snapshot; rows that hold
     /// NULL are skipped (the library reads those as "no value").
+    /// - Throws: `DefaultsError` when the table cannot be read.
     func allEntries() throws -> [(key: String, value: SQLiteValue)] {
         try entries().filter { $0.value != .null }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PrefsFormats
 import SQLiteDefaults
 
 /// `prefs watch [KEY…] [--json] [--ready]`

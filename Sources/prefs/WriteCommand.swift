@@ -1,4 +1,5 @@
 import ArgumentParser
+import PrefsFormats
 import SQLiteDefaults
 
 /// `prefs write KEY VALUE [--type TYPE]`
@@ -53,7 +54,7 @@ struct WriteCommand: ParsableCommand {
 
     func run() throws {
         let stored = try type.parse(value)  // before opening: bad input creates no database
-        let store = try storeOptions.open()
+        let store = try storeOptions.openForWriting()
         try store.set(stored, for: rowKey(key))
     }
 }

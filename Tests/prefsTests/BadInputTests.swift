@@ -46,6 +46,13 @@ struct BadInputTests {
         ["watch", "--bogus"],
         ["import"],
         ["delete"],
+        ["delete", "k", "--all"],
+        ["read-type"],
+        ["rename", "a"],
+        ["rename", "a", "a"],
+        ["rename", "a", "b", "c"],
+        ["export", "a", "b"],
+        ["domains", "extra"],
         ["--db", "a.sqlite", "--name", "b", "list"],
         ["--name", "a/b", "list"],
         ["--db", "", "list"],
@@ -64,7 +71,7 @@ struct BadInputTests {
     func unknownCommand() async throws {
         let directory = try TemporaryDirectory()
         let line = try await Prefs.fail(["--db", directory.path("x.sqlite"), "frobnicate", "k"], status: 64)
-        #expect(line == "prefs: unknown command 'frobnicate' (commands: read, write, delete, list, watch, export, import, demo)")
+        #expect(line == "prefs: unknown command 'frobnicate' (commands: read, read-type, write, delete, rename, list, watch, export, import, domains, demo)")
     }
 
     /// Every command that opens a database, with what it needs.
@@ -73,9 +80,13 @@ struct BadInputTests {
             ["--db", database, "read", "k"],
             ["--db", database, "write", "k", "v"],
             ["--db", database, "delete", "k"],
+            ["--db", database, "delete", "--all"],
+            ["--db", database, "read-type", "k"],
+            ["--db", database, "rename", "k", "k2"],
             ["--db", database, "list"],
             ["--db", database, "list", "--json"],
             ["--db", database, "export"],
+            ["--db", database, "export", importFile + ".out"],
             ["--db", database, "import", importFile],
             ["--db", database, "watch"],
         ]

@@ -137,8 +137,11 @@ struct ReadWriteTests {
         try await Prefs.succeed(["--name", "myapp", "write", "k", "named"], environment: environment)
         #expect(try storedRows(config + "/myapp/defaults.sqlite") == ["k": .text("named")])
 
-        // No option at all: the standard database of the app named "prefs".
-        try await Prefs.succeed(["write", "k", "default"], environment: environment)
+        // No option at all: the standard database of the app named "prefs", which a write
+        // names on standard error and a read does not.
+        let write = try await Prefs.run(["write", "k", "default"], environment: environment)
+        #expect(write.status == 0 && write.stdout == "")
+        #expect(write.stderr == "prefs: using \(config)/prefs/defaults.sqlite\n")
         #expect(try storedRows(config + "/prefs/defaults.sqlite") == ["k": .text("default")])
         #expect(try await Prefs.succeed(["read", "k"], environment: environment) == "default\n")
     }
@@ -146,7 +149,7 @@ struct ReadWriteTests {
     @Test("help and usage go to standard output with status 0")
     func help() async throws {
         let help = try await Prefs.succeed(["--help"])
-        for command in ["read", "write", "delete", "list", "watch", "export", "import", "demo"] {
+        for command in ["read", "read-type", "write", "delete", "rename", "list", "watch", "export", "import", "domains", "demo"] {
             #expect(help.contains(command), "help does not mention \(command)")
         }
         #expect(!help.contains("_write-loop"))

@@ -1,19 +1,34 @@
-/// A parsed JSON text that keeps the two things Foundation's parsers lose and the export
-/// format needs: the exact spelling of every number (so `2` and `2.0` stay different, as
-/// SQLite's INTEGER and REAL are), and the exact source text of every array and object (so
-/// JSON stored as TEXT comes back from `import` byte for byte).
+/// A parsed JSON text, read by hand rather than with Foundation's `JSONSerialization` or
+/// `JSONDecoder`, because `import` and `write --type json` need four things those do not give:
+///
+/// - **Exact source text.** Every number keeps its spelling, so `2` (INTEGER) and `2.0` (REAL)
+///   stay different, as SQLite's storage classes are; every array and object keeps the byte
+///   range of its source, so JSON stored as TEXT comes back from `import` byte for byte
+///   (Foundation would re-serialize it with its own spacing and member order).
+/// - **Duplicate keys.** An object's members are kept in source order, repeats included, so
+///   ``ExportFormat/decodeObject(_:)`` can refuse a file that names a key twice. Foundation
+///   keeps the last of the repeats and drops the others without a word.
+/// - **Strictness.** RFC 8259 and nothing more: no comments, no trailing commas, no single
+///   quotes, no NaN or Infinity, no lone UTF-16 surrogates in `\u` escapes, UTF-8 only, and
+///   at most ``maximumDepth`` levels of nesting. (Foundation on Linux, for one, takes
+///   `[1, 2,]`.)
+/// - **Line and column.** ``JSONSyntaxError`` names the 1-based line and column (in
+///   Unicode scalars) of the first problem, where Foundation says "around character N".
 ///
 /// ```swift
 /// let document = try JSONDocument(parsing: #"{"a": [1, 2.0]}"#)
 /// if case .object(let members, _) = document.root { … }
 /// ```
-struct JSONDocument {
+package struct JSONDocument: Sendable {
     /// One value of the document.
-    indirect enum Node: Equatable {
+    package indirect enum Node: Equatable, Sendable {
+        /// `null`.
         case null
+        /// `true` or `false`.
         case bool(Bool)
         /// A number, exactly as it was written (valid JSON number grammar).
         case number(String)
+        /// A string, escapes resolved.
         case string(String)
         /// An array and the byte range of its source text, brackets included.
         case array([Node], source: Range<Int>)
@@ -22,23 +37,25 @@ struct JSONDocument {
     }
 
     /// One `"name": value` pair of an object.
-    struct Member: Equatable {
-        let name: String
-        let value: Node
+    package struct Member: Equatable, Sendable {
+        /// The member's name, escapes resolved.
+        package let name: String
+        /// The member's value.
+        package let value: Node
     }
 
     /// How deeply arrays and objects may nest; deeper input is refused rather than
     /// overflowing the stack of this recursive parser.
-    static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     /// The document's UTF-8 text.
-    let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// The top-level value.
-    let root: Node
+    package let root: Node
 
     /// Parses UTF-8 bytes that hold exactly one JSON value (surrounding whitespace allowed).
     /// - Throws: ``JSONSyntaxError`` naming the line and column of the first problem.
-    init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
+    package init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw JSONSyntaxError(message: "the text is not valid UTF-8", line: 1, column: 1)
         }
@@ -48,32 +65,35 @@ struct JSONDocument {
     }
 
     /// Parses a string that holds exactly one JSON value.
-    init(parsing text: String) throws(JSONSyntaxError) {
+    /// - Throws: ``JSONSyntaxError`` naming the line and column of the first problem.
+    package init(parsing text: String) throws(JSONSyntaxError) {
         try self.init(parsing: Array(text.utf8))
     }
 
     /// The exact source text of a range, such as an array's or object's `source`.
-    func text(of range: Range<Int>) -> String {
+    package func text(of range: Range<Int>) -> String {
         String(decoding: bytes[range], as: UTF8.self)
     }
 }
 
 /// Why a text is not JSON, and where.
-struct JSONSyntaxError: Error, CustomStringConvertible {
-    let message: String
+package struct JSONSyntaxError: Error, CustomStringConvertible, Equatable {
+    /// What is wrong, without the position.
+    package let message: String
     /// 1-based line of the problem.
-    let line: Int
-    /// 1-based column (in characters) of the problem.
-    let column: Int
+    package let line: Int
+    /// 1-based column (counted in Unicode scalars) of the problem.
+    package let column: Int
 
-    var description: String { "invalid JSON at line \(line), column \(column): \(message)" }
+    /// `invalid JSON at line L, column C: message`.
+    package var description: String { "invalid JSON at line \(line), column \(column): \(message)" }
 }
 
 extension JSONDocument {
     /// A recursive-descent parser over UTF-8 bytes, following RFC 8259 strictly: no comments,
     /// no trailing commas, no single quotes, no NaN or Infinity.
     private struct Parser {
-        let bytes: [UInt8]
+        package let bytes: [UInt8]
         var index = 0
         var depth = 0
 

@@ -2,14 +2,14 @@ import Foundation
 import SQLiteDefaults
 
 /// How stored values look on the command line.
-enum ValueFormatting {
+package enum ValueFormatting {
     /// The value as `read` prints it: text that `write` takes back with the matching `--type`.
     ///
     /// INTEGER → `42` (`--type int`), REAL → shortest text that reads back as the same
     /// double, always with a `.` or exponent: `2.0`, `0.1`, `1e-05` (`--type double`),
     /// TEXT → as stored (`--type string`, or `json`/`url` for such text), BLOB → base64
     /// (`--type data`), NULL → an empty line.
-    static func readRepresentation(_ value: SQLiteValue) -> String {
+    package static func readRepresentation(_ value: SQLiteValue) -> String {
         switch value {
         case .null: ""
         case .integer(let number): String(number)
@@ -22,7 +22,7 @@ enum ValueFormatting {
     /// The value on one line for `list` and `watch`: like ``readRepresentation(_:)`` with
     /// control characters escaped (`\n`, `\t`, `\u{1B}`) and backslashes doubled, so one
     /// value is always one line and the line says exactly what is stored.
-    static func displayRepresentation(_ value: SQLiteValue) -> String {
+    package static func displayRepresentation(_ value: SQLiteValue) -> String {
         switch value {
         case .text(let text): escaped(text)
         default: readRepresentation(value)
@@ -32,7 +32,7 @@ enum ValueFormatting {
     /// Shortest decimal text that parses back to exactly `number`, marked as a REAL by a
     /// decimal point or an exponent (`2.0`, not `2`). Swift's own `description` is already
     /// shortest-round-trip; only non-finite values need words.
-    static func realText(_ number: Double) -> String {
+    package static func realText(_ number: Double) -> String {
         if number.isNaN { return "nan" }
         if number.isInfinite { return number < 0 ? "-inf" : "inf" }
         let text = number.description
@@ -41,13 +41,13 @@ enum ValueFormatting {
     }
 
     /// A key or value in single quotes for messages, with control characters escaped.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         let shown = text.count > 200 ? String(text.prefix(200)) + "…" : text
         return "'" + escaped(shown) + "'"
     }
 
     /// `text` with backslashes doubled and control characters written as escapes.
-    static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -66,7 +66,7 @@ enum ValueFormatting {
     }
 
     /// The error on one line, for `prefs: <message>`.
-    static func oneLine(_ text: String) -> String {
+    package static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import SQLiteDefaults
 
@@ -17,12 +16,27 @@ import SQLiteDefaults
 /// | `data` | base64 | BLOB |
 /// | `date` | ISO 8601 (`2024-05-01T10:30:00Z`, `…00.250+02:00`, `2024-05-01`) or `now` | REAL, seconds since 1970 |
 /// | `url` | an absolute URL (`https://…`, `file:///…`) | TEXT |
-enum ValueType: String, CaseIterable, ExpressibleByArgument {
-    case bool, int, double, string, json, data, date, url
+package enum ValueType: String, CaseIterable, Sendable {
+    /// `true`/`false` (also yes/no, on/off, 1/0) → INTEGER 1/0.
+    case bool
+    /// A whole number → INTEGER.
+    case int
+    /// A finite decimal number → REAL.
+    case double
+    /// Anything → TEXT, as given.
+    case string
+    /// Any JSON value → TEXT.
+    case json
+    /// Base64 → BLOB.
+    case data
+    /// ISO 8601 or `now` → REAL seconds since 1970.
+    case date
+    /// An absolute URL → TEXT.
+    case url
 
     /// Parses `text` as this type.
-    /// - Throws: ``PrefsError`` saying what the type expects.
-    func parse(_ text: String) throws(PrefsError) -> SQLiteValue {
+    /// - Throws: ``FormatError`` saying what the type expects.
+    package func parse(_ text: String) throws(FormatError) -> SQLiteValue {
         switch self {
         case .string:
             return .text(text)
@@ -81,12 +95,12 @@ enum ValueType: String, CaseIterable, ExpressibleByArgument {
     }
 
     /// The types, for help text: `bool|int|double|…`.
-    static var allNames: String { allCases.map(\.rawValue).joined(separator: "|") }
+    package static var allNames: String { allCases.map(\.rawValue).joined(separator: "|") }
 }
 
 extension String {
     /// The text without the whitespace JSON ignores around a value (space, tab, CR, LF).
-    func trimmingJSONWhitespace() -> String {
+    package func trimmingJSONWhitespace() -> String {
         let isJSONWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         guard let first = firstIndex(where: { !isJSONWhitespace($0) }),
               let last = lastIndex(where: { !isJSONWhitespace($0) })

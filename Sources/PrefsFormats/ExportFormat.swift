@@ -19,11 +19,11 @@ import SQLiteDefaults
 /// `import` also takes, for hand-written files: `true`/`false` → INTEGER 1/0 (how `Bool` is
 /// stored), `null` → remove the key, `{"$real": 2}` → REAL 2.0. It refuses numbers outside
 /// the 64-bit integer or double range, unknown `$` tags, and base64 that does not decode.
-enum ExportFormat {
+package enum ExportFormat {
     // MARK: Encoding
 
     /// One value as compact JSON, on one line.
-    static func encode(_ value: SQLiteValue) -> String {
+    package static func encode(_ value: SQLiteValue) -> String {
         switch value {
         case .null:
             return "null"
@@ -44,7 +44,7 @@ enum ExportFormat {
     }
 
     /// Key → value pairs as one JSON object, one member per line (`{}` when empty).
-    static func encodeObject(_ entries: [(key: String, value: SQLiteValue)]) -> String {
+    package static func encodeObject(_ entries: [(key: String, value: SQLiteValue)]) -> String {
         guard !entries.isEmpty else { return "{}" }
         let members = entries.map { "  " + quote($0.key) + ": " + encode($0.value) }
         return "{\n" + members.joined(separator: ",\n") + "\n}"
@@ -52,7 +52,7 @@ enum ExportFormat {
 
     /// `text` as a JSON string literal: quotes, backslashes and control characters escaped,
     /// everything else as UTF-8.
-    static func quote(_ text: String) -> String {
+    package static func quote(_ text: String) -> String {
         var result = "\""
         result.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {
@@ -77,7 +77,7 @@ enum ExportFormat {
     /// Whether TEXT is exported as the JSON it holds rather than as a string: an array or
     /// object, with nothing around it, on one line (so `watch --json` stays one line per
     /// change), that is not itself a tagged value.
-    static func embedsAsJSON(_ text: String) -> Bool {
+    package static func embedsAsJSON(_ text: String) -> Bool {
         guard let first = text.utf8.first, let last = text.utf8.last,
               (first == UInt8(ascii: "[") && last == UInt8(ascii: "]")) || (first == UInt8(ascii: "{") && last == UInt8(ascii: "}")),
               !text.utf8.contains(0x0A), !text.utf8.contains(0x0D),
@@ -104,18 +104,18 @@ enum ExportFormat {
     // MARK: Decoding
 
     /// The key → value pairs of an export file, in file order; a nil value removes the key.
-    /// - Throws: ``PrefsError`` when the document is not an object, repeats a key, has an
+    /// - Throws: ``FormatError`` when the document is not an object, repeats a key, has an
     ///   empty key, or holds a value with no storage class.
-    static func decodeObject(_ document: JSONDocument) throws(PrefsError) -> [(key: String, value: SQLiteValue?)] {
+    package static func decodeObject(_ document: JSONDocument) throws(FormatError) -> [(key: String, value: SQLiteValue?)] {
         guard case .object(let members, _) = document.root else {
-            throw PrefsError("expected one JSON object mapping keys to values, found \(kind(of: document.root))")
+            throw FormatError("expected one JSON object mapping keys to values, found \(kind(of: document.root))")
         }
         var seen = Set<String>()
         var entries: [(key: String, value: SQLiteValue?)] = []
         for member in members {
-            guard !member.name.isEmpty else { throw PrefsError("a key is empty; keys must be non-empty strings") }
+            guard !member.name.isEmpty else { throw FormatError("a key is empty; keys must be non-empty strings") }
             guard seen.insert(member.name).inserted else {
-                throw PrefsError("key \(ValueFormatting.quoted(member.name)) appears more than once")
+                throw FormatError("key \(ValueFormatting.quoted(member.name)) appears more than once")
             }
             entries.append((member.name, try decode(member.value, in: document, key: member.name)))
         }
@@ -123,10 +123,10 @@ enum ExportFormat {
     }
 
     /// One value; nil means "no value" (JSON `null`).
-    /// - Throws: ``PrefsError`` naming `key` when the value has no storage class.
-    static func decode(_ node: JSONDocument.Node, in document: JSONDocument, key: String) throws(PrefsError) -> SQLiteValue? {
-        func unsupported(_ reason: String) -> PrefsError {
-            PrefsError("unsupported value for key \(ValueFormatting.quoted(key)): \(reason)")
+    /// - Throws: ``FormatError`` naming `key` when the value has no storage class.
+    package static func decode(_ node: JSONDocument.Node, in document: JSONDocument, key: String) throws(FormatError) -> SQLiteValue? {
+        func unsupported(_ reason: String) -> FormatError {
+            FormatError("unsupported value for key \(ValueFormatting.quoted(key)): \(reason)")
         }
         switch node {
         case .null:

@@ -1,7 +1,7 @@
 /// ISO 8601 dates for `write --type date` and `watch`'s timestamps, with plain calendar
 /// arithmetic: no formatter objects, no locale, no time zone database, and fractional seconds
 /// to whatever precision a `Double` holds (Foundation's formatter stops at milliseconds).
-enum ISO8601 {
+package enum ISO8601 {
     /// Seconds since 1970-01-01T00:00:00Z for an ISO 8601 date or date-time.
     ///
     /// Accepts `2024-05-01` (midnight UTC) and `2024-05-01T10:30:00Z`, with optional
@@ -10,7 +10,7 @@ enum ISO8601 {
     /// A time with no zone is refused: it would mean a different instant on every machine.
     ///
     /// - Returns: the seconds, or a failure saying why the text is not such a date.
-    static func parse(_ text: String) -> Result<Double, ParseFailure> {
+    package static func parse(_ text: String) -> Result<Double, ParseFailure> {
         var scanner = Scanner(Array(text.utf8))
         guard let year = scanner.digits(4), scanner.skip("-"),
               let month = scanner.digits(2), scanner.skip("-"),
@@ -67,7 +67,7 @@ enum ISO8601 {
     }
 
     /// `2026-11-21T14:03:05.123Z` for seconds since 1970 (UTC, milliseconds, rounded down).
-    static func format(secondsSince1970 seconds: Double) -> String {
+    package static func format(secondsSince1970 seconds: Double) -> String {
         guard seconds.isFinite, abs(seconds) < 1e14 else { return "\(seconds)" }
         let milliseconds = Int64((seconds * 1000).rounded(.down))
         let (days, millisecondOfDay) = floorDivision(milliseconds, 86_400_000)
@@ -80,14 +80,17 @@ enum ISO8601 {
     }
 
     /// Why a text is not an ISO 8601 date.
-    struct ParseFailure: Error {
-        let reason: String
-        init(_ reason: String) { self.reason = reason }
+    package struct ParseFailure: Error, Equatable {
+        /// What is wrong, as a clause for an error message.
+        package let reason: String
+        /// A failure for `reason`.
+        package init(_ reason: String) { self.reason = reason }
     }
 
     // MARK: - Calendar arithmetic (proleptic Gregorian; H. Hinnant's civil-day algorithms)
 
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    /// Days from 1970-01-01 to a civil date (negative before it).
+    package static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -96,7 +99,8 @@ enum ISO8601 {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+    /// The civil date `days` after 1970-01-01 (before it when negative).
+    package static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

@@ -1,0 +1,46 @@
+import ArgumentParser
+import PrefsFormats
+import SQLiteDefaults
+
+/// `prefs rename OLD NEW [--force]`
+struct RenameCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rename",
+        abstract: "Move a key's value to a new key, atomically.",
+        discussion: """
+            One transaction removes OLD and sets NEW to its value, with its storage class \
+            unchanged: every reader sees either both keys as they were or the rename done, and \
+            observers hear both keys (OLD removed, NEW set). A missing OLD exits with status 1. \
+            When NEW already has a value the rename is refused, unless --force replaces it.
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The key to rename.")
+    var old: String
+
+    @Argument(help: "Its new name.")
+    var new: String
+
+    @Flag(help: "Replace NEW's value when it has one.")
+    var force = false
+
+    func validate() throws {
+        if old == new { throw ValidationError("the old and new key are the same") }
+        if new.isEmpty { throw ValidationError("the new key must not be empty") }
+    }
+
+    func run() throws {
+        guard let store = try storeOptions.openExistingForWriting() else { throw PrefsError.missingKey(old) }
+        let oldKey = rowKey(old), newKey = rowKey(new)
+        try store.transaction { transaction in
+            guard let value = try transaction.value(for: oldKey) else { throw PrefsError.missingKey(old) }
+            if !force, transaction.contains(newKey) {
+                throw PrefsError("key \(ValueFormatting.quoted(new)) already has a value; use --force to replace it")
+            }
+            try transaction.remove(oldKey)
+            try transaction.set(value, for: newKey)
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import PrefsFormats
+import Testing
+
+@Suite("JSONDocument")
+struct JSONDocumentTests {
+    @Test func numbersKeepTheirSpelling() throws {
+        let document = try JSONDocument(parsing: "[2, 2.0, -0, 1e-05, 1E+3, 12345678901234567890]")
+        guard case .array(let elements, _) = document.root else { Issue.record("not an array"); return }
+        #expect(elements == ["2", "2.0", "-0", "1e-05", "1E+3", "12345678901234567890"].map(JSONDocument.Node.number))
+    }
+
+    @Test func arraysAndObjectsKeepTheirSourceText() throws {
+        let text = #"{ "a" : [1,  2 ], "b": {"z": 1, "y": 2} }"#
+        let document = try JSONDocument(parsing: text)
+        guard case .object(let members, let source) = document.root else { Issue.record("not an object"); return }
+        #expect(document.text(of: source) == text)
+        guard case .array(_, let arraySource) = members[0].value, case .object(_, let objectSource) = members[1].value else {
+            Issue.record("unexpected members \(members)"); return
+        }
+        #expect(document.text(of: arraySource) == "[1,  2 ]")
+        #expect(document.text(of: objectSource) == #"{"z": 1, "y": 2}"#)
+    }
+
+    @Test func duplicateMembersAreKeptInOrder() throws {
+        let document = try JSONDocument(parsing: #"{"a": 1, "b": true, "a": null}"#)
+        guard case .object(let members, _) = document.root else { Issue.record("not an object"); return }
+        #expect(members.map(\.name) == ["a", "b", "a"])
+        #expect(members.map(\.value) == [.number("1"), .bool(true), .null])
+    }
+
+    @Test func stringEscapesAreResolved() throws {
+        let document = try JSONDocument(parsing: #""a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude00""#)
+        #expect(document.root == .string("a\"b\\c/d\u{08}\u{0C}\n\r\té😀"))
+    }
+
+    @Test(arguments: [
+        ("[1, 2,]", "unexpected character ']'; expected a value"),
+        ("{\"a\": 1,}", "expected a member name in double quotes"),
+        ("// comment\n[1]", "unexpected character '/'; expected a value"),
+        ("['a']", "unexpected character '''; expected a value"),
+        ("[NaN]", "unexpected character 'N'; expected a value"),
+        ("[Infinity]", "unexpected character 'I'; expected a value"),
+        ("[01]", "numbers cannot have leading zeros"),
+        ("[1.]", "expected a digit after the decimal point"),
+        ("[1e]", "expected a digit in the exponent"),
+        ("\"a\tb\"", "control character 0x9 in a string must be escaped"),
+        (#""\ud800""#, "lone UTF-16 high surrogate in \\u escape"),
+        (#""\udc00""#, "lone UTF-16 low surrogate in \\u escape"),
+        (#""\x""#, "invalid escape sequence \\'x'"),
+        ("[1] [2]", "unexpected text after the JSON value"),
+        ("", "the text is empty; expected a JSON value"),
+        ("[1, 2", "unexpected end of text inside an array"),
+        ("{\"a\" 1}", "expected ':' after the member name"),
+        ("tru", "unexpected character 't'; expected a value"),
+    ])
+    func strictRFC8259(text: String, message: String) {
+        #expect(throws: JSONSyntaxError.self) { try JSONDocument(parsing: text) }
+        do {
+            _ = try JSONDocument(parsing: text)
+        } catch {
+            #expect(error.message == message, "for \(text)")
+        }
+    }
+
+    @Test func invalidUTF8IsRefused() {
+        let error = #expect(throws: JSONSyntaxError.self) {
+            try JSONDocument(parsing: [UInt8(ascii: "\""), 0xFF, UInt8(ascii: "\"")])
+        }
+        #expect(error?.description == "invalid JSON at line 1, column 1: the text is not valid UTF-8")
+    }
+
+    @Test func errorsNameLineAndColumnInUnicodeScalars() {
+        do {
+            _ = try JSONDocument(parsing: "{\n  \"é😀\": [1,\n    ]\n}")
+            Issue.record("parsed")
+        } catch {
+            #expect(error.line == 3)
+            #expect(error.column == 5)
+            #expect(error.description == "invalid JSON at line 3, column 5: unexpected character ']'; expected a value")
+        }
+        do {
+            _ = try JSONDocument(parsing: "[\"é\", x]")
+            Issue.record("parsed")
+        } catch {
+            #expect(error.line == 1)
+            #expect(error.column == 7)  // é is one column though it is two UTF-8 bytes
+        }
+    }
+
+    @Test func nestingIsLimited() throws {
+        let deepest = String(repeating: "[", count: JSONDocument.maximumDepth) + String(repeating: "]", count: JSONDocument.maximumDepth)
+        _ = try JSONDocument(parsing: deepest)
+        let tooDeep = "[" + deepest + "]"
+        #expect(throws: JSONSyntaxError.self) { try JSONDocument(parsing: tooDeep) }
+    }
+
+    @Test func whitespaceAroundTheValueIsAllowed() throws {
+        #expect(try JSONDocument(parsing: " \t\r\n null \n").root == .null)
+    }
+}
