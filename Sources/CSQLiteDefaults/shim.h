@@ -14,4 +14,30 @@ static inline sqlite3_destructor_type csqlitedefaults_transient(void) {
     return SQLITE_TRANSIENT;
 }
 
+#if defined(__linux__)
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+
+/* Declared by glibc only for _GNU_SOURCE, which Swift's Glibc module does not define. */
+int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);
+
+/* poll(2) with a nanosecond time-out (negative: wait for ever): the monitor's re-checks are
+   tens of microseconds apart, finer than poll's milliseconds. */
+static inline int csqlitedefaults_poll(struct pollfd *fds, unsigned int count, long long nanoseconds) {
+    if (nanoseconds < 0) return poll(fds, count, -1);
+    struct timespec timeout = { (time_t)(nanoseconds / 1000000000LL), (long)(nanoseconds % 1000000000LL) };
+    return ppoll(fds, count, &timeout, NULL);
+}
+
+/* The process-wide change monitor's wake-up descriptor. Swift's Glibc module does not declare
+   eventfd; made close-on-exec and non-blocking in one call, so a child spawned meanwhile by
+   another thread never inherits it. */
+static inline int csqlitedefaults_eventfd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+#endif
+
 #endif

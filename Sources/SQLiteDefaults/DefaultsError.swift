@@ -11,46 +11,103 @@
 /// }
 /// ```
 public struct DefaultsError: Error, Sendable, CustomStringConvertible {
-    /// What kind of failure this is; stable across releases, suitable for `switch` and `catch`.
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+    /// What kind of failure this is; stable across releases, suitable for `catch` and `switch`.
+    ///
+    /// A struct rather than an enum, as GRDB's `ResultCode` is, so that a later release can add
+    /// a code without breaking a user's `switch`: match the codes you handle and keep a
+    /// `default:` for the rest.
+    ///
+    /// ```swift
+    /// switch error.code {
+    /// case .closed: reopen()
+    /// case .busy: retryLater()
+    /// default: throw error
+    /// }
+    /// ```
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's stable name, such as `"notADatabase"`.
+        public let rawValue: String
+
+        /// A code by name. Codes this library does not define are allowed, so that a
+        /// ``DefaultsSerializable`` conformance can report its own.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The code's name.
+        public var description: String { rawValue }
+
         /// A key name that cannot be stored, such as the empty string.
-        case invalidKey
+        public static let invalidKey = Code(rawValue: "invalidKey")
         /// A name for ``DefaultsStore/standard(name:configuration:)`` that is empty or is not a single path component.
-        case invalidName
+        public static let invalidName = Code(rawValue: "invalidName")
         /// The stored value has a SQLite storage class the key's type cannot be decoded from.
-        case typeMismatch
+        public static let typeMismatch = Code(rawValue: "typeMismatch")
         /// The stored value has the right storage class but its content (JSON, raw value, range) does not decode.
-        case decodingFailed
+        public static let decodingFailed = Code(rawValue: "decodingFailed")
         /// The value could not be encoded for storage (for example, a `Codable` type threw while encoding).
-        case encodingFailed
+        public static let encodingFailed = Code(rawValue: "encodingFailed")
         /// The value is larger than SQLite (or ``DefaultsStore/Configuration/maximumValueLength``) accepts.
-        case valueTooLarge
+        public static let valueTooLarge = Code(rawValue: "valueTooLarge")
         /// The path names a directory, not a database file.
-        case isDirectory
+        public static let isDirectory = Code(rawValue: "isDirectory")
         /// A missing parent directory of the database could not be created.
-        case cannotCreateDirectory
+        public static let cannotCreateDirectory = Code(rawValue: "cannotCreateDirectory")
         /// The database file could not be opened.
-        case cannotOpen
+        public static let cannotOpen = Code(rawValue: "cannotOpen")
         /// The file exists but is not a SQLite database. It was left untouched.
-        case notADatabase
+        public static let notADatabase = Code(rawValue: "notADatabase")
         /// The database was written by a newer version of this library. It was left untouched.
-        case newerSchema
+        public static let newerSchema = Code(rawValue: "newerSchema")
         /// Applying a schema migration failed; the database was rolled back to its previous version.
-        case migrationFailed
+        public static let migrationFailed = Code(rawValue: "migrationFailed")
         /// The database file is damaged.
-        case corrupt
+        public static let corrupt = Code(rawValue: "corrupt")
         /// The disk (or the process's file size limit) is full; the write did not happen.
-        case diskFull
+        public static let diskFull = Code(rawValue: "diskFull")
         /// The database cannot be written: read-only file, directory or file system.
-        case readOnly
+        public static let readOnly = Code(rawValue: "readOnly")
         /// Another connection held the database lock for longer than the busy timeout.
-        case busy
+        public static let busy = Code(rawValue: "busy")
         /// The operating system reported an I/O error.
-        case ioError
+        public static let ioError = Code(rawValue: "ioError")
         /// The database file was deleted or replaced while this store had it open.
-        case databaseReplaced
+        public static let databaseReplaced = Code(rawValue: "databaseReplaced")
         /// Any other SQLite failure; see ``sqliteCode`` and ``message``.
-        case sqlite
+        public static let sqlite = Code(rawValue: "sqlite")
+        /// The store was closed (``DefaultsStore/close()``, or its last reference went away):
+        /// nothing can be read from or written to it any more.
+        public static let closed = Code(rawValue: "closed")
+        /// A ``DefaultsStore/Configuration`` value is out of range (for example a zero or
+        /// negative ``DefaultsStore/Configuration/safetyPollInterval``).
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
+        /// An API was used where it cannot work, such as ``DefaultsStore/close()`` from inside
+        /// one of the store's own transactions.
+        public static let misuse = Code(rawValue: "misuse")
+
+        /// Every code this version of the library defines.
+        public static let allCases: [Code] = [
+            .invalidKey,
+            .invalidName,
+            .typeMismatch,
+            .decodingFailed,
+            .encodingFailed,
+            .valueTooLarge,
+            .isDirectory,
+            .cannotCreateDirectory,
+            .cannotOpen,
+            .notADatabase,
+            .newerSchema,
+            .migrationFailed,
+            .corrupt,
+            .diskFull,
+            .readOnly,
+            .busy,
+            .ioError,
+            .databaseReplaced,
+            .sqlite,
+            .closed,
+            .invalidConfiguration,
+            .misuse,
+        ]
     }
 
     /// What kind of failure this is.

@@ -32,11 +32,12 @@ public enum SQLiteValue: Sendable, Hashable {
         }
     }
 
-    /// Two values are the same stored value when SQLite would see no change: same class, same content.
-    /// (Unlike `==` on doubles, NaN equals NaN here, so rewriting a NaN notifies nobody.)
+    /// Two values are the same stored value when they hold the same class and the same bits:
+    /// unlike `==` on doubles, `-0.0` differs from `0.0` here (SQLite keeps the sign, and a
+    /// change of sign is a change), and NaN equals NaN.
     func isSameStoredValue(as other: SQLiteValue) -> Bool {
         switch (self, other) {
-        case let (.real(a), .real(b)): a == b || (a.isNaN && b.isNaN)
+        case let (.real(a), .real(b)): a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN)
         default: self == other
         }
     }

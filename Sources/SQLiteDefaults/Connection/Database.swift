@@ -26,7 +26,17 @@ final class Database {
         sqlite3_extended_result_codes(handle, 1)
     }
 
+    private(set) var isClosed = false
+
     deinit {
+        close()
+    }
+
+    /// Finalizes every statement and closes the connection. Idempotent; nothing may use the
+    /// connection afterwards.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         statements.removeAll()  // finalize every statement before closing
         sqlite3_close_v2(handle)
     }

@@ -1,19 +1,19 @@
 import Foundation
 import Synchronization
 
-/// Serializes all use of the store's one connection, and lets the thread that holds it
+/// Serializes all use of a connection (`State` holds it), and lets the thread that holds it
 /// come back in: code running inside `transaction { }` (or a `Decodable` init called while
 /// reading) may use the store again without deadlocking, and joins the work in progress.
-final class DatabaseAccess: @unchecked Sendable {
+final class DatabaseAccess<State>: @unchecked Sendable {
     // Sendable proof: `state` is only touched inside `withState`, which either takes `lock`
     // or runs on the thread that already holds it. `owner` is an atomic that holds the id of
     // the thread holding `lock` (0 when free); a thread can only ever read its own id there
     // if it stored it itself while holding the lock, so the reentrant path never races.
     private let lock = Mutex<Void>(())
     private let owner = Atomic<UInt>(0)
-    private let state: ConnectionState
+    private let state: State
 
-    init(state: ConnectionState) {
+    init(state: State) {
         self.state = state
     }
 
@@ -22,7 +22,7 @@ final class DatabaseAccess: @unchecked Sendable {
         owner.load(ordering: .relaxed) == Self.currentThreadID
     }
 
-    func withState<Result>(_ body: (ConnectionState) throws -> Result) throws -> Result {
+    func withState<Result>(_ body: (State) throws -> Result) throws -> Result {
         let me = Self.currentThreadID
         if owner.load(ordering: .relaxed) == me {
             return try body(state)
@@ -39,7 +39,7 @@ final class DatabaseAccess: @unchecked Sendable {
 
     /// Like `withState`, but returns nil at once instead of waiting when another thread holds
     /// the connection (the external-change monitor must never make a writer wait).
-    func withStateIfAvailable<Result>(_ body: (ConnectionState) throws -> Result) throws -> Result? {
+    func withStateIfAvailable<Result>(_ body: (State) throws -> Result) throws -> Result? {
         let me = Self.currentThreadID
         if owner.load(ordering: .relaxed) == me {
             return try body(state)

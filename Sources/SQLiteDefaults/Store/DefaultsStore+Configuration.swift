@@ -29,14 +29,65 @@ extension DefaultsStore {
         public var maximumValueLength: Int = 1_000_000_000
         /// Whether to watch for changes made by other connections (other stores, processes,
         /// SQL clients). Default `true`; ignored for in-memory stores.
+        ///
+        /// With `false`, observers hear only this store's own changes, but reads still return
+        /// the committed value: before serving a cached value, a read asks SQLite whether
+        /// another connection committed (`PRAGMA data_version`, a few microseconds) and drops
+        /// the cache if one did.
         public var observesExternalChanges: Bool = true
         /// How often the change monitor checks when the file system reports nothing (a
-        /// fallback for file systems without inotify). Default 2 seconds.
+        /// safety net should an inotify event ever be missed). Must be positive. Default 2 seconds.
         public var safetyPollInterval: Duration = .seconds(2)
+        /// How changes by other connections are noticed. Default ``ExternalChangeDetection/automatic``.
+        public var externalChangeDetection: ExternalChangeDetection = .automatic
         /// Where failures of non-throwing writes and background checks are logged.
         public var logger: Logger = Logger(label: "SQLiteDefaults")
 
         /// The defaults described on each property.
         public init() {}
+
+        /// - Throws: `.invalidConfiguration` for a value out of range.
+        func validate() throws {
+            if safetyPollInterval <= .zero {
+                throw DefaultsError(.invalidConfiguration, "safetyPollInterval must be positive; it is \(safetyPollInterval)")
+            }
+            if case .polling(let interval) = externalChangeDetection.kind, interval <= .zero {
+                throw DefaultsError(.invalidConfiguration, "the polling interval must be positive; it is \(interval)")
+            }
+            if maximumValueLength < 1 {
+                throw DefaultsError(.invalidConfiguration, "maximumValueLength must be at least 1; it is \(maximumValueLength)")
+            }
+            if busyTimeout < .zero {
+                throw DefaultsError(.invalidConfiguration, "busyTimeout must not be negative; it is \(busyTimeout)")
+            }
+        }
+    }
+
+    /// How a store notices that another connection — another store, another process, the
+    /// `sqlite3` shell — committed.
+    ///
+    /// ```swift
+    /// configuration.externalChangeDetection = .polling(interval: .milliseconds(250))
+    /// ```
+    public struct ExternalChangeDetection: Sendable, Hashable {
+        enum Kind: Hashable {
+            case automatic
+            case polling(Duration)
+        }
+
+        let kind: Kind
+
+        /// File events: one inotify instance and one thread for every store of the process
+        /// wake the store within about a tenth of a millisecond of another connection's commit,
+        /// using no CPU while nothing happens. Where inotify cannot be used (the kernel's
+        /// per-user instance or watch limit, a file system without it), the file is polled
+        /// every 100 ms instead, and the first fallback is logged. The default.
+        public static let automatic = ExternalChangeDetection(kind: .automatic)
+
+        /// Asks SQLite whether another connection committed (`PRAGMA data_version`) every
+        /// `interval`, without inotify; for file systems whose events cannot be trusted.
+        public static func polling(interval: Duration) -> ExternalChangeDetection {
+            ExternalChangeDetection(kind: .polling(interval))
+        }
     }
 }

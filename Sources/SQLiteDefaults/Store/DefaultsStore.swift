@@ -15,12 +15,10 @@ import Logging
 ///
 /// A store is `Sendable`: use one object from any thread or task. Several stores — in this
 /// process or in others — may share a file; each sees the others' changes as `.external`.
-/// Reads are served from a cache that this store's own commits and the external-change
-/// monitor keep current. The store closes its connection and stops its monitor thread when
-/// its last reference goes away.
+/// Reads are served from a cache that this store's own commits and the process's change
+/// monitor keep current. ``close()`` ends the store; so does releasing its last reference.
 public final class DefaultsStore: Sendable {
-    let core: StoreCore
-    private let monitor: ExternalChangeMonitor?
+    let core: StoreEngine
 
     /// The database file, or `nil` for an in-memory store.
     public var path: String? { core.path }
@@ -29,25 +27,15 @@ public final class DefaultsStore: Sendable {
     ///
     /// Missing parent directories are created (mode 0700), a new file is created with mode
     /// 0600, the journal is switched to WAL, and the schema is migrated to this library's
-    /// version.
+    /// version. A path that is a symbolic link, or lies under one, is watched at its real file.
     ///
-    /// - Throws: ``DefaultsError`` — `.isDirectory`, `.cannotCreateDirectory`, `.cannotOpen`,
-    ///   `.readOnly`, `.notADatabase` or `.newerSchema` (the file is left untouched in the
-    ///   last two cases), `.migrationFailed`, `.busy`.
+    /// - Throws: ``DefaultsError`` — `.invalidConfiguration`, `.isDirectory`,
+    ///   `.cannotCreateDirectory`, `.cannotOpen`, `.readOnly`, `.notADatabase` or
+    ///   `.newerSchema` (the file is left untouched in the last two cases),
+    ///   `.migrationFailed`, `.busy`.
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        let path = FileSetup.absolutePath(path)
-        let core = try StoreCore(path: path, configuration: configuration)
-        self.core = core
-        if configuration.observesExternalChanges {
-            monitor = try ExternalChangeMonitor(databasePath: path, safetyPoll: configuration.safetyPollInterval) { [weak core] event in
-                guard let core else { return .sawCommit }
-                if case .databaseFileEvent = event { core.checkFileIdentity() }
-                if case .safetyPoll = event { core.checkFileIdentity() }
-                return core.checkExternalChanges()
-            }
-        } else {
-            monitor = nil
-        }
+        core = try StoreEngine(path: FileSetup.absolutePath(path), configuration: configuration)
+        core.startMonitoring()
     }
 
     /// Opens (creating if needed) the database at a file URL.
@@ -57,22 +45,48 @@ public final class DefaultsStore: Sendable {
     }
 
     private init(inMemoryWith configuration: Configuration) throws {
-        core = try StoreCore(path: nil, configuration: configuration)
-        monitor = nil
+        core = try StoreEngine(path: nil, configuration: configuration)
     }
 
     /// A private store in memory, for tests and previews: same API and observation, no file,
     /// nothing shared with other stores or processes.
-    /// - Throws: ``DefaultsError`` if SQLite cannot allocate the database.
+    /// - Throws: ``DefaultsError`` if SQLite cannot allocate the database, or
+    ///   `.invalidConfiguration`.
     public static func inMemory(configuration: Configuration = Configuration()) throws -> DefaultsStore {
         try DefaultsStore(inMemoryWith: configuration)
     }
 
     deinit {
-        monitor?.stop()
-        core.registry.closeAll()
+        // Release is close: safe on any thread, the monitor's own (inside an observer) included,
+        // since nothing the monitor thread uses belongs to this store.
+        try? core.close()
         core.failures.finishAll()
     }
+
+    // MARK: Lifecycle
+
+    /// Ends the store: checkpoints what it can, stops watching the file, ends every
+    /// ``updates(_:initial:)`` and ``changes()`` sequence, and calls no observer again.
+    /// Idempotent; releasing the store's last reference does the same.
+    ///
+    /// ```swift
+    /// try store.close()
+    /// store.isClosed            // true
+    /// try store.set(1, for: .count)   // throws DefaultsError with code .closed
+    /// ```
+    ///
+    /// Afterwards every throwing call throws ``DefaultsError`` with code `.closed`, the
+    /// subscript getter returns the key's default, and the subscript setter reports `.closed`
+    /// on ``writeFailures``.
+    ///
+    /// - Throws: ``DefaultsError`` with code `.misuse` when called inside one of this store's
+    ///   own transactions (the store stays open).
+    public func close() throws {
+        try core.close()
+    }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool { core.isClosed }
 
     // MARK: Reading
 
@@ -83,6 +97,8 @@ public final class DefaultsStore: Sendable {
     /// ```swift
     /// store[.count] += 1   // not atomic across processes: use modify(_:_:) for that
     /// ```
+    ///
+    /// After ``close()`` the getter returns the default and the setter reports `.closed`.
     public subscript<Value>(key: DefaultsKey<Value>) -> Value {
         get {
             do {
@@ -104,7 +120,7 @@ public final class DefaultsStore: Sendable {
     ///
     /// - Throws: ``DefaultsError`` — `.typeMismatch` when the row's storage class cannot hold
     ///   `Value`, `.decodingFailed` when its content does not decode (the row is left as it
-    ///   is), `.invalidKey` for an empty name, `.databaseReplaced`, or a SQLite failure.
+    ///   is), `.invalidKey` for an empty name, `.closed`, `.databaseReplaced`, or a SQLite failure.
     public func value<Value>(for key: DefaultsKey<Value>) throws -> Value {
         try core.value(for: key)
     }
@@ -136,7 +152,7 @@ public final class DefaultsStore: Sendable {
     /// for (key, value) in try store.entries() { print(key, value.storageClass) }
     /// ```
     ///
-    /// - Throws: ``DefaultsError`` when the table cannot be read (`.databaseReplaced`,
+    /// - Throws: ``DefaultsError`` when the table cannot be read (`.closed`, `.databaseReplaced`,
     ///   `.corrupt`, `.ioError`, …).
     public func entries() throws -> [(key: String, value: SQLiteValue)] {
         try core.entries()
@@ -148,8 +164,9 @@ public final class DefaultsStore: Sendable {
     /// survives the process being killed. Setting an optional key to `nil` removes the row.
     ///
     /// - Throws: ``DefaultsError`` — `.invalidKey`, `.encodingFailed`, `.valueTooLarge`,
-    ///   `.diskFull`, `.readOnly`, `.busy`, `.databaseReplaced`, `.ioError`. Nothing is
-    ///   written when it throws.
+    ///   `.diskFull`, `.readOnly`, `.busy`, `.closed`, `.databaseReplaced`, `.ioError`.
+    ///   NaN (`Double.nan`, `Float.nan`) is refused with `.encodingFailed`: SQLite would keep it
+    ///   as NULL. Nothing is written when it throws.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
         try core.set(value, for: key)
     }

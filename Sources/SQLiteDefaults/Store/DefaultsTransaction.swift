@@ -4,11 +4,11 @@
 /// Valid only inside the closure; using it afterwards throws (or, for the subscript setter,
 /// reports a failure).
 public final class DefaultsTransaction {
-    private let core: StoreCore
+    private let core: StoreEngine
     private var isOpen = true
     private(set) var firstFailure: (any Error)?
 
-    init(core: StoreCore) {
+    init(core: StoreEngine) {
         self.core = core
     }
 

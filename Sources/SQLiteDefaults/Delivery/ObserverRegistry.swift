@@ -73,6 +73,9 @@ final class ObserverRegistry: Sendable {
 
     var observedKeys: [String] { state.withLock { Array($0.byKey.keys) } }
 
+    /// Whether anyone observes every key (`observeAll`, `changes()`).
+    var observesEveryKey: Bool { state.withLock { !$0.everyKey.isEmpty } }
+
     /// Unregisters everyone and ends their AsyncSequences (the store is going away).
     func closeAll() {
         let observers = state.withLock { state in

@@ -28,11 +28,15 @@ final class ChangeRecorder {
         /// This connection's change-log entries. Contiguous: no other connection can log
         /// while this one holds the write lock, and a rolled-back entry gives its `seq` back.
         var logSequences: ClosedRange<Int64>?
+        /// The key of the newest of those entries (every write of this connection logs the
+        /// key it wrote), so the change log can tell later that its entry is still there.
+        var lastLoggedKey: String?
 
         var isEmpty: Bool { writes.isEmpty && logSequences == nil }
 
-        mutating func log(_ sequences: ClosedRange<Int64>) {
-            guard let known = logSequences else { logSequences = sequences; return }
+        mutating func log(_ sequences: ClosedRange<Int64>, key: String?) {
+            guard let known = logSequences else { logSequences = sequences; lastLoggedKey = key; return }
+            if sequences.upperBound >= known.upperBound { lastLoggedKey = key }
             logSequences = min(known.lowerBound, sequences.lowerBound)...max(known.upperBound, sequences.upperBound)
         }
 
@@ -57,6 +61,7 @@ final class ChangeRecorder {
     struct Mark {
         let writeCount: Int
         let logSequences: ClosedRange<Int64>?
+        let lastLoggedKey: String?
     }
 
     private var statementKey: String?
@@ -104,7 +109,7 @@ final class ChangeRecorder {
         if statementChangedRow, let key = statementKey {
             pending.writes.append(Write(key: key, value: statementValue))
         }
-        if let sequences = statementSequences { pending.log(sequences) }
+        if let sequences = statementSequences { pending.log(sequences, key: statementKey) }
         statementKey = nil
         statementValue = nil
     }
@@ -130,17 +135,19 @@ final class ChangeRecorder {
     func clear() {
         pending.writes.removeAll(keepingCapacity: true)
         pending.logSequences = nil
+        pending.lastLoggedKey = nil
         rolledBack = false
     }
 
     /// For `SAVEPOINT` / `ROLLBACK TO`: where to return to.
-    func mark() -> Mark { Mark(writeCount: pending.writes.count, logSequences: pending.logSequences) }
+    func mark() -> Mark { Mark(writeCount: pending.writes.count, logSequences: pending.logSequences, lastLoggedKey: pending.lastLoggedKey) }
 
     func restore(_ mark: Mark) {
         // Fewer writes than the mark: SQLite rolled the whole transaction back by itself, and
         // the store will refuse to commit it.
         if mark.writeCount < pending.writes.count { pending.writes.removeSubrange(mark.writeCount...) }
         pending.logSequences = mark.logSequences
+        pending.lastLoggedKey = mark.lastLoggedKey
     }
 
     private func rowChanged(operation: Int32, table: UnsafePointer<CChar>, rowid: Int64) {

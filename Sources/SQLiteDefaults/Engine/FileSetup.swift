@@ -30,6 +30,14 @@ enum FileSetup {
         }
     }
 
+    /// The file `path` names, with every symbolic link resolved (SQLite itself puts `-wal`
+    /// and `-shm` beside the link's target); `path` itself when it cannot be resolved.
+    static func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// `path` made absolute against the current directory. SQLite reads a name that starts
     /// with "file:" as a URI (system SQLite is often built with SQLITE_USE_URI=1, Debian's is)
     /// and ":memory:" as a private in-memory database; an absolute path is always a file name.

@@ -59,7 +59,7 @@ extension DefaultsStore {
         let token: DefaultsObservation = last.withLock { lastYielded in
             let observer = core.addObserver(key: key.name, onStoreClosed: { continuation.finish() }) { _, stored, _ in
                 last.withLock { lastYielded in
-                    if case .some(let previous) = lastYielded, previous == stored { return }
+                    if case .some(let previous) = lastYielded, SQLiteValue.isSameRow(previous, stored) { return }
                     lastYielded = .some(stored)
                     continuation.yield(stored.flatMap { try? codec.decode($0) } ?? defaultValue)
                 }

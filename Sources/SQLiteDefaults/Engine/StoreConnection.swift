@@ -1,29 +1,26 @@
 import CSQLiteDefaults
 import Foundation
 
-/// Everything that belongs to the store's connection and is touched only by the thread
-/// holding it (see ``DatabaseAccess``): the connection, its hook recorder, transaction
-/// nesting, and the bookkeeping of the change log.
-final class ConnectionState {
+/// The store's one connection and everything touched only by the thread holding it (see
+/// ``DatabaseAccess``): the `defaults` table's statements, the hook recorder, transaction
+/// nesting, and the change log.
+final class StoreConnection {
     let database: Database
     let recorder = ChangeRecorder()
+    /// Other connections' changes; nil when nobody reads them (in-memory stores, or
+    /// `observesExternalChanges: false`).
+    let changeLog: ChangeLog?
 
     /// Nesting of `transaction { }` / `modify` on this connection; 0 outside any.
     var transactionDepth = 0
-    /// Set when SQLite rolled an open transaction back by itself (for example on a full
-    /// disk): every later statement of that transaction must fail, not autocommit.
+    /// Set when SQLite abandoned an open transaction by itself (an I/O, full-disk or memory
+    /// error in any statement, a read included): every later statement of that transaction
+    /// must fail, never autocommit piecemeal.
     var transactionAborted: DefaultsError?
-
-    /// The highest change-log `seq` this store has accounted for.
-    var lastSeenSequence: Int64 = 0
-    /// Change-log entries of this connection's own commits that the monitor has not yet
-    /// passed, as ascending ranges (one per commit, merged when they touch).
-    var ownSequences: [ClosedRange<Int64>] = []
-    /// `PRAGMA data_version` at the last check; it moves only when another connection commits.
-    var dataVersion: Int64 = 0
-    /// Whether anyone reads the change log (false for in-memory stores).
-    let tracksChangeLog: Bool
-    private var commitsSincePrune = 0
+    private(set) var isClosed = false
+    /// `PRAGMA data_version` when the cache was last known to match the file; used only when
+    /// there is no change log (see ``refreshDataVersion()``).
+    private var cachedDataVersion: Int64 = 0
 
     // The statements of the hot paths, kept here so a write or a read does not look them up
     // by SQL text (hashing ~150 bytes) in the connection's statement cache every time, and
@@ -41,22 +38,61 @@ final class ConnectionState {
         return statement
     }
 
-    init(database: Database, tracksChangeLog: Bool) {
+    init(database: Database, tracksChanges: Bool) throws {
         self.database = database
-        self.tracksChangeLog = tracksChangeLog
+        changeLog = tracksChanges ? try ChangeLog(database) : nil
+        cachedDataVersion = try database.integer("PRAGMA data_version")
         recorder.install(on: database.handle)
     }
 
     deinit {
+        close()
+    }
+
+    /// Checkpoints what it can without waiting, then closes the connection (the last
+    /// connection to a file also checkpoints fully and removes the `-wal`). Idempotent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if database.path.hasPrefix("/") { try? database.execute("PRAGMA wal_checkpoint(PASSIVE)") }
         recorder.uninstall(from: database.handle)
+        selectStatement = nil
+        upsertStatement = nil
+        deleteStatement = nil
+        beginStatement = nil
+        commitStatement = nil
+        database.close()
+    }
+
+    /// Without a change log, the cache can only be trusted while no other connection has
+    /// committed: returns true when one has since the last call (the caller drops the cache).
+    func refreshDataVersion() throws -> Bool {
+        let version = try database.integer("PRAGMA data_version")
+        defer { cachedDataVersion = version }
+        return version != cachedDataVersion
     }
 
     // MARK: Rows
 
     func read(_ key: String) throws -> SQLiteValue? {
+        if let aborted = transactionAborted { throw aborted }
         let statement = try kept(&selectStatement, "SELECT value FROM defaults WHERE key = ?1")
-        return try statement.withBorrowedText(key, at: 1) {
-            try statement.step() ? statement.value(at: 0) : nil
+        do {
+            return try statement.withBorrowedText(key, at: 1) {
+                try statement.step() ? statement.value(at: 0) : nil
+            }
+        } catch let error as DefaultsError {
+            noteFailure(error)
+            throw error
+        }
+    }
+
+    /// After a failed statement inside a transaction: if SQLite rolled the transaction back by
+    /// itself, remember it, so the rest of the body fails instead of committing piecemeal.
+    private func noteFailure(_ error: DefaultsError) {
+        if transactionDepth > 0, !database.isInTransaction, transactionAborted == nil {
+            transactionAborted = DefaultsError(error.code, "\(error.message); SQLite abandoned the transaction, so nothing in it was committed",
+                                               key: error.key, path: error.path, sqliteCode: error.sqliteCode, sqliteMessage: error.sqliteMessage)
         }
     }
 
@@ -79,7 +115,8 @@ final class ConnectionState {
     /// Writes one row (`nil` deletes it) and records the change for delivery after commit.
     ///
     /// The upsert leaves the row alone when it already holds this exact value (same
-    /// storage class too), so rewriting a value fires no hook and logs nothing.
+    /// storage class too), so rewriting a value fires no hook and logs nothing. A REAL zero is
+    /// always written: SQL compares -0.0 and 0.0 as equal, and a change of sign must land.
     func write(_ key: String, _ value: SQLiteValue?) throws {
         if let aborted = transactionAborted { throw aborted }
         let statement: Statement
@@ -88,6 +125,7 @@ final class ConnectionState {
                 INSERT INTO defaults(key, value) VALUES (?1, ?2)
                 ON CONFLICT(key) DO UPDATE SET value = excluded.value
                 WHERE value IS NOT excluded.value OR typeof(value) IS NOT typeof(excluded.value)
+                   OR (typeof(excluded.value) = 'real' AND excluded.value = 0.0)
                 """)
         } else {
             statement = try kept(&deleteStatement, "DELETE FROM defaults WHERE key = ?1")
@@ -114,9 +152,7 @@ final class ConnectionState {
                 sqlite3_reset(statement.handle)  // keeps the bindings for the retry
             } catch {
                 recorder.statementFailed()
-                if transactionDepth > 0, !database.isInTransaction, let error = error as? DefaultsError {
-                    transactionAborted = error
-                }
+                if let error = error as? DefaultsError { noteFailure(error) }
                 throw error
             }
         }
@@ -125,6 +161,7 @@ final class ConnectionState {
     // MARK: Transactions
 
     func begin() throws {
+        if let aborted = transactionAborted, transactionDepth > 0 { throw aborted }
         if transactionDepth == 0 {
             transactionAborted = nil
             let begin = try kept(&beginStatement, "BEGIN IMMEDIATE")
@@ -173,75 +210,20 @@ final class ConnectionState {
         }
     }
 
-    // MARK: Change log
+    // MARK: Reading other connections' changes
 
-    /// Notes this connection's own log entries after a commit, and now and then prunes the
-    /// log so it stays bounded (a store that falls further behind than the log reaches
-    /// re-reads every key it knows instead).
-    func noteCommitted(_ logSequences: ClosedRange<Int64>?) {
-        guard let logged = logSequences else { return }
-        if tracksChangeLog {
-            if let last = ownSequences.last, last.upperBound + 1 >= logged.lowerBound {
-                ownSequences[ownSequences.count - 1] = last.lowerBound...max(last.upperBound, logged.upperBound)
-            } else {
-                ownSequences.append(logged)
-            }
+    /// Runs `body` in a read transaction: the change log and the rows read for it come from
+    /// one snapshot. Rolled back (it wrote nothing) when `body` throws.
+    func withReadTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try database.execute("BEGIN")
+        do {
+            let result = try body()
+            try database.execute("COMMIT")
+            return result
+        } catch {
+            if database.isInTransaction { try? database.execute("ROLLBACK") }
+            recorder.clear()
+            throw error
         }
-        commitsSincePrune += 1
-        if commitsSincePrune >= Self.pruneEvery {
-            commitsSincePrune = 0
-            try? pruneChangeLog(keepingAfter: logged.upperBound - Self.changeLogLength)
-        }
-    }
-
-    static let changeLogLength: Int64 = 10_000
-    static let pruneEvery = 1_000
-
-    private func pruneChangeLog(keepingAfter sequence: Int64) throws {
-        guard sequence > 0 else { return }
-        let statement = try database.statement("DELETE FROM defaults_changes WHERE seq <= ?1")
-        defer { statement.reset() }
-        try statement.bind(sequence, at: 1)
-        _ = try statement.step()
-    }
-
-    /// What other connections committed since the last call: the keys they changed, in
-    /// commit order, or `nil` when the log no longer reaches back that far (re-read all).
-    func externalChanges() throws -> [String]? {
-        let version = try database.integer("PRAGMA data_version")
-        if version == dataVersion {
-            // Nobody else committed: every newer log entry is ours.
-            if let newest = ownSequences.last?.upperBound { lastSeenSequence = max(lastSeenSequence, newest) }
-            ownSequences.removeAll(keepingCapacity: true)
-            return []
-        }
-        dataVersion = version
-        let statement = try database.statement("SELECT seq, key FROM defaults_changes WHERE seq > ?1 ORDER BY seq")
-        defer { statement.reset() }
-        try statement.bind(lastSeenSequence, at: 1)
-        var keys: [String] = []
-        var seen = Set<String>()
-        var expected = lastSeenSequence + 1
-        var gap = false
-        var ownIndex = ownSequences.startIndex
-        while try statement.step() {
-            let sequence = statement.int64(at: 0)
-            if sequence > expected { gap = true }  // pruned before we read it
-            expected = sequence + 1
-            lastSeenSequence = sequence
-            // Both ascend: walk the ranges along with the log.
-            while ownIndex < ownSequences.endIndex, ownSequences[ownIndex].upperBound < sequence { ownIndex += 1 }
-            if ownIndex < ownSequences.endIndex, ownSequences[ownIndex].contains(sequence) { continue }
-            let key = statement.text(at: 1)
-            if seen.insert(key).inserted { keys.append(key) }
-        }
-        ownSequences.removeAll { $0.upperBound <= lastSeenSequence }
-        return gap ? nil : keys
-    }
-
-    /// Starts change-log bookkeeping from the log's present end.
-    func startTrackingChangeLog() throws {
-        lastSeenSequence = try database.integer("SELECT coalesce(max(seq), 0) FROM defaults_changes")
-        dataVersion = try database.integer("PRAGMA data_version")
     }
 }

@@ -1,0 +1,185 @@
+/// What other connections changed, as the `defaults_changes` table records it, and how far
+/// this store has applied it.
+///
+/// Every committed change to `defaults`, by any writer, appends `(seq, key)` through triggers
+/// (see `Migrations/`). A store remembers its ``Position`` — the last entry it has *applied*,
+/// with that entry's key and the database's identity — and on each check reads the entries
+/// after it. The position moves only through ``advance(past:)`` and ``finish(_:)``, which the
+/// engine calls after it has applied what an entry says, so an error in the middle of a check
+/// leaves the rest for the next one.
+///
+/// It also recognises when the entries after the position cannot be trusted to name every
+/// changed key — the log was pruned past the position, it went backwards (a `sqlite3 .restore`,
+/// the backup API), or the file now holds another database — and asks for a full comparison
+/// instead (``Scan/resync(_:)``).
+///
+/// Used only by the thread holding the store's connection.
+final class ChangeLog {
+    /// The last entry applied: its sequence number and key, and the database identity it
+    /// belongs to (migration 0003 gives every database file a random one).
+    struct Position: Equatable {
+        var sequence: Int64
+        var key: String?
+        var identity: String?
+    }
+
+    /// One entry another connection logged.
+    struct Entry {
+        let sequence: Int64
+        let key: String
+    }
+
+    /// What a check found.
+    enum Scan {
+        /// Other connections' entries after the position, in log order (a key may repeat), and
+        /// where the log ended when read.
+        case entries([Entry], end: Position, dataVersion: Int64)
+        /// The entries after the position do not tell everything: compare every key.
+        case resync(reason: String, dataVersion: Int64)
+    }
+
+    /// How many entries the log keeps (roughly) and how many own commits pass between prunes.
+    static let keptLength: Int64 = 10_000
+    static let pruneEvery = 1_000
+
+    private(set) var position: Position
+    /// `PRAGMA data_version` at the last completed check; it moves only when another
+    /// connection commits.
+    private(set) var dataVersion: Int64
+    /// This connection's own entries not yet passed, as ascending ranges with the key of each
+    /// range's last entry (one range per commit, merged when they touch).
+    private var ownSequences: [(range: ClosedRange<Int64>, lastKey: String?)] = []
+    private var commitsSincePrune = 0
+
+    /// Starts from the log's present end.
+    init(_ database: Database) throws {
+        position = try Self.end(of: database)
+        dataVersion = try database.integer("PRAGMA data_version")
+    }
+
+    /// The log's newest entry and the database's identity, as `database` sees them now.
+    static func end(of database: Database) throws -> Position {
+        let newest = try database.statement("SELECT seq, key FROM defaults_changes ORDER BY seq DESC LIMIT 1")
+        defer { newest.reset() }
+        var position = Position(sequence: 0, key: nil, identity: nil)
+        if try newest.step() {
+            position.sequence = newest.int64(at: 0)
+            position.key = newest.text(at: 1)
+        }
+        position.identity = try identity(database)
+        return position
+    }
+
+    private static func identity(_ database: Database) throws -> String? {
+        let statement = try database.statement("SELECT id FROM defaults_identity LIMIT 1")
+        defer { statement.reset() }
+        return try statement.step() ? statement.text(at: 0) : nil
+    }
+
+    // MARK: Own commits
+
+    /// Notes this connection's own entries after a commit (so a check does not report them
+    /// back as external), and now and then prunes the log so it stays bounded; a store that
+    /// falls further behind than the log reaches compares every key instead.
+    func noteOwnCommit(_ sequences: ClosedRange<Int64>, lastKey: String?, database: Database) {
+        if let last = ownSequences.last, last.range.upperBound + 1 >= sequences.lowerBound {
+            ownSequences[ownSequences.count - 1] = (last.range.lowerBound...max(last.range.upperBound, sequences.upperBound),
+                                                    sequences.upperBound >= last.range.upperBound ? lastKey : last.lastKey)
+        } else {
+            ownSequences.append((sequences, lastKey))
+        }
+        commitsSincePrune += 1
+        if commitsSincePrune >= Self.pruneEvery {
+            commitsSincePrune = 0
+            try? prune(keepingAfter: sequences.upperBound - Self.keptLength, database: database)
+        }
+    }
+
+    private func prune(keepingAfter sequence: Int64, database: Database) throws {
+        guard sequence > 0 else { return }
+        let statement = try database.statement("DELETE FROM defaults_changes WHERE seq <= ?1")
+        defer { statement.reset() }
+        try statement.bind(sequence, at: 1)
+        _ = try statement.step()
+    }
+
+    // MARK: Checking
+
+    /// `PRAGMA data_version` when another connection committed since the last completed
+    /// check; nil when nobody did (then every newer entry is this connection's own, and the
+    /// position moves past them).
+    func newDataVersion(_ database: Database) throws -> Int64? {
+        let version = try database.integer("PRAGMA data_version")
+        if version != dataVersion { return version }
+        if let newest = ownSequences.last {
+            position.sequence = max(position.sequence, newest.range.upperBound)
+            position.key = newest.lastKey
+        }
+        ownSequences.removeAll(keepingCapacity: true)
+        return nil
+    }
+
+    /// Reads what other connections logged after the position. Call inside a read
+    /// transaction, so the entries and the values read for them come from one snapshot.
+    func scan(_ database: Database, dataVersion version: Int64) throws -> Scan {
+        if try Self.identity(database) != position.identity {
+            return .resync(reason: "the file now holds another database", dataVersion: version)
+        }
+        if position.sequence > 0 {
+            let check = try database.statement("SELECT key FROM defaults_changes WHERE seq = ?1")
+            defer { check.reset() }
+            try check.bind(position.sequence, at: 1)
+            let found = try check.step() ? check.text(at: 0) : nil
+            if found == nil {
+                return .resync(reason: "the change log no longer holds the last entry this store applied (pruned, or the database went back to an earlier state)", dataVersion: version)
+            }
+            if let known = position.key, found != known {
+                return .resync(reason: "the change log was rewritten (the database went back to an earlier state)", dataVersion: version)
+            }
+        }
+        let statement = try database.statement("SELECT seq, key FROM defaults_changes WHERE seq > ?1 ORDER BY seq")
+        defer { statement.reset() }
+        try statement.bind(position.sequence, at: 1)
+        var entries: [Entry] = []
+        var end = position
+        var ownIndex = ownSequences.startIndex
+        while try statement.step() {
+            let sequence = statement.int64(at: 0)
+            let key = statement.text(at: 1)
+            if sequence != end.sequence + 1 {
+                // Entries after the position are gone: the log was pruned past it, or edited.
+                return .resync(reason: "the change log has a gap after entry \(end.sequence)", dataVersion: version)
+            }
+            end.sequence = sequence
+            end.key = key
+            // Both ascend: walk our own ranges along with the log.
+            while ownIndex < ownSequences.endIndex, ownSequences[ownIndex].range.upperBound < sequence { ownIndex += 1 }
+            if ownIndex < ownSequences.endIndex, ownSequences[ownIndex].range.contains(sequence) { continue }
+            entries.append(Entry(sequence: sequence, key: key))
+        }
+        return .entries(entries, end: end, dataVersion: version)
+    }
+
+    /// Records that everything up to and including `entry` has been applied.
+    func advance(past entry: Entry) {
+        guard entry.sequence > position.sequence else { return }
+        position.sequence = entry.sequence
+        position.key = entry.key
+        ownSequences.removeAll { $0.range.upperBound <= position.sequence }
+    }
+
+    /// Records that a whole scan was applied.
+    func finish(end: Position, dataVersion version: Int64) {
+        position = end
+        dataVersion = version
+        ownSequences.removeAll { $0.range.upperBound <= position.sequence }
+    }
+
+    /// Records that every key was compared with the database as `database` sees it now (after
+    /// a resync): the position becomes the log's present end.
+    func reset(_ database: Database, dataVersion version: Int64) throws {
+        position = try Self.end(of: database)
+        dataVersion = version
+        ownSequences.removeAll()
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+
+/// Other connections' commits: found through the change log when the monitor wakes the
+/// store, applied to the cache, and queued for the observers as `.external` changes.
+extension StoreEngine {
+    /// Called on the monitor thread.
+    func handleMonitorEvent(_ event: MonitorEvent) -> MonitorOutcome {
+        switch event {
+        case .databaseFileEvent, .safetyPoll: checkFileIdentity()
+        case .filesChanged: break
+        }
+        return checkExternalChanges()
+    }
+
+    /// Finds what other connections committed and delivers it.
+    /// - Returns: whether another connection's commit was seen, or the store was too busy to look.
+    @discardableResult
+    func checkExternalChanges() -> MonitorOutcome {
+        var sawCommit = false
+        do {
+            // The store is busy (usually writing, which itself wakes the monitor): look again in
+            // a moment instead of making the writer wait for the monitor.
+            let ran: Void? = try access.withStateIfAvailable { connection in
+                guard !isClosed, lost.withLock({ $0 }) == nil, connection.transactionDepth == 0,
+                      let log = connection.changeLog,
+                      let version = try log.newDataVersion(connection.database)
+                else { return }
+                sawCommit = true
+                try connection.withReadTransaction {
+                    switch try log.scan(connection.database, dataVersion: version) {
+                    case .entries(let entries, let end, let version):
+                        try apply(entries, log: log, connection: connection)
+                        log.finish(end: end, dataVersion: version)
+                    case .resync(let reason, let version):
+                        configuration.logger.info("SQLiteDefaults: comparing every key with the database",
+                                                  metadata: ["path": "\(path ?? "")", "reason": "\(reason)"])
+                        try resync(connection)
+                        try log.reset(connection.database, dataVersion: version)
+                    }
+                }
+            }
+            if ran == nil {
+                delivery.deliver()
+                return .busy
+            }
+            lastCheckFailure.withLock { $0 = nil }
+        } catch {
+            // What was applied before the failure is delivered below and recorded in the log's
+            // position; the rest waits for the next check.
+            let text = "\(error)"
+            let isNew = lastCheckFailure.withLock { last in
+                defer { last = text }
+                return last != text
+            }
+            if isNew {
+                configuration.logger.warning("SQLiteDefaults: checking for changes by other connections failed; will retry",
+                                             metadata: ["path": "\(path ?? "")", "error": "\(text)"])
+            }
+        }
+        delivery.deliver()
+        return sawCommit ? .sawCommit : .nothingNew
+    }
+
+    /// Applies log entries in order, recording progress after each.
+    private func apply(_ entries: [ChangeLog.Entry], log: ChangeLog, connection: StoreConnection) throws {
+        var applied = Set<String>()
+        for entry in entries {
+            // A key repeated later in the scan was read once, with its newest value.
+            if applied.insert(entry.key).inserted, cache.contains(entry.key) || registry.isObserved(entry.key) {
+                try refresh(entry.key, connection: connection)
+            }
+            log.advance(past: entry)
+        }
+    }
+
+    /// Compares every key anyone knows of — cached, observed, and, for a complete cache or an
+    /// observer of every key, every row — with the database, announcing each that differs.
+    private func resync(_ connection: StoreConnection) throws {
+        var keys = Set(cache.knownKeys).union(registry.observedKeys)
+        if cache.isComplete || registry.observesEveryKey {
+            keys.formUnion(try connection.keys())
+        }
+        for key in keys.sorted() {
+            try refresh(key, connection: connection)
+        }
+    }
+
+    /// Reads one row again; when it differs from what the cache (and so every observer) last
+    /// saw, updates the cache and queues the change. A row this store cannot read (larger than
+    /// its `maximumValueLength`) is dropped from the cache, so reads report why, and does not
+    /// hold up the keys after it.
+    private func refresh(_ key: String, connection: StoreConnection) throws {
+        let value: SQLiteValue?
+        do {
+            value = try connection.read(key)
+        } catch let error as DefaultsError where error.code == .valueTooLarge {
+            cache.markUnreadable(key)
+            configuration.logger.debug("SQLiteDefaults: a row changed by another connection is too large to read",
+                                       metadata: ["key": "\(key)", "limit": "\(configuration.maximumValueLength)"])
+            return
+        }
+        let previous = cache.update(key, stored: value)
+        if case .some(let old) = previous, SQLiteValue.isSameRow(old, value) { return }
+        if registry.isObserved(key) {
+            delivery.enqueue(.init(key: key, value: value, origin: .external))
+        }
+    }
+
+    /// Called when the database file itself was touched: notices a deletion or replacement.
+    func checkFileIdentity() {
+        guard let realPath, let fileIdentity, lost.withLock({ $0 }) == nil, !isClosed else { return }
+        let current = FileIdentity(path: realPath)
+        guard current != fileIdentity else { return }
+        let error = DefaultsError(
+            .databaseReplaced,
+            current == nil
+                ? "the database file \(realPath) was deleted while the store had it open; writes would be lost, so they are refused"
+                : "the database file \(realPath) was replaced by another file while the store had it open; open a new store",
+            path: path)
+        lost.withLock { $0 = error }
+        failures.report(error, operation: "watching the database file")
+    }
+}

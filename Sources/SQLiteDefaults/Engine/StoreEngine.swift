@@ -1,0 +1,361 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The engine behind a ``DefaultsStore``: one read path through the cache, one write path
+/// for `set`, `remove`, `modify` and `transaction`, and the publishing of committed changes
+/// to the cache and the delivery queue. Other connections' changes come in through
+/// `StoreEngine+ExternalChanges.swift`; the connection itself is ``StoreConnection``.
+///
+/// Lock order, never reversed: database → cache / registry / delivery queue (each taken
+/// briefly). Observers are called by ``DeliveryQueue/deliver()`` with no lock held.
+final class StoreEngine: Sendable {
+    /// The path the store was opened with (absolute), and the file it names with symbolic
+    /// links resolved (SQLite keeps `-wal` and `-shm` beside that one).
+    let path: String?
+    let realPath: String?
+    let configuration: DefaultsStore.Configuration
+    let access: DatabaseAccess<StoreConnection>
+    let cache = ValueCache()
+    let registry = ObserverRegistry()
+    let delivery: DeliveryQueue
+    let failures: WriteFailureReporter
+    /// Whether a cached value can be served without asking the file: in memory, or while a
+    /// change log keeps the cache current. Without one, each read first asks SQLite whether
+    /// another connection committed (`PRAGMA data_version`).
+    let cacheIsCurrent: Bool
+    private let closed = Atomic<Bool>(false)
+    /// Set when the database file was deleted or replaced underneath the store.
+    let lost = Mutex<DefaultsError?>(nil)
+    /// (device, inode) of the file opened, to recognise a replacement.
+    let fileIdentity: FileIdentity?
+    let registration = Mutex<MonitorRegistration?>(nil)
+    /// The last failure of a background check that was logged, so a repeating one is logged once.
+    let lastCheckFailure = Mutex<String?>(nil)
+
+    init(path: String?, configuration: DefaultsStore.Configuration) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.delivery = DeliveryQueue(registry: registry)
+        self.failures = WriteFailureReporter(logger: configuration.logger)
+        if let path {
+            try FileSetup.prepare(path: path)
+            let realPath = FileSetup.realPath(path)
+            self.path = path
+            self.realPath = realPath
+            access = DatabaseAccess(state: try StoreOpener.open(realPath: realPath, configuration: configuration))
+            fileIdentity = FileIdentity(path: realPath)
+            cacheIsCurrent = configuration.observesExternalChanges
+        } else {
+            self.path = nil
+            realPath = nil
+            access = DatabaseAccess(state: try StoreOpener.open(realPath: nil, configuration: configuration))
+            fileIdentity = nil
+            cacheIsCurrent = true
+        }
+    }
+
+    /// Registers the file with the process's monitor. Separate from `init` so the handler can
+    /// hold the engine weakly: a store released anywhere goes away, the monitor thread included.
+    func startMonitoring() {
+        guard let realPath, configuration.observesExternalChanges else { return }
+        let mode: WatchMode
+        switch configuration.externalChangeDetection.kind {
+        case .automatic: mode = .fileEvents
+        case .polling(let interval): mode = .polling(interval: interval)
+        }
+        let registration = FileMonitor.shared.register(
+            realPath: realPath, mode: mode, safetyPoll: configuration.safetyPollInterval, logger: configuration.logger
+        ) { [weak self] event in
+            self?.handleMonitorEvent(event) ?? .sawCommit
+        }
+        self.registration.withLock { $0 = registration }
+    }
+
+    // MARK: State
+
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    var closedError: DefaultsError {
+        DefaultsError(.closed, "the store \(path ?? "in memory") was closed; open a new one to use the database", path: path)
+    }
+
+    /// Throws when the store can no longer be used. Call with the database lock held.
+    func checkUsable() throws {
+        if closed.load(ordering: .relaxed) { throw closedError }
+        if let error = lost.withLock({ $0 }) { throw error }
+    }
+
+    static func validate(_ key: String) throws {
+        if key.isEmpty {
+            throw DefaultsError(.invalidKey, "a key name must not be empty", key: key)
+        }
+    }
+
+    /// Closes the connection, stops watching, ends every observer and sequence. Idempotent.
+    /// - Throws: `.misuse` when called inside one of this store's own transactions.
+    func close() throws {
+        if access.isHeldByCurrentThread {
+            throw DefaultsError(.misuse, "close() was called inside a transaction of the same store; close it after the transaction returns", path: path)
+        }
+        let wasOpen = try access.withState { connection -> Bool in
+            guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return false }
+            connection.close()
+            return true
+        }
+        guard wasOpen else { return }
+        let registration = registration.withLock { registration in
+            defer { registration = nil }
+            return registration
+        }
+        registration?.cancel()
+        registry.closeAll()
+        cache.removeAll()
+    }
+
+    // MARK: Reading
+
+    func value<Value>(for key: DefaultsKey<Value>) throws -> Value {
+        // Inside a transaction the cache does not yet hold the transaction's own writes.
+        if cacheIsCurrent, !access.isHeldByCurrentThread, !closed.load(ordering: .relaxed) {
+            switch cache.lookup(key.name) {
+            case .decoded(let box) where box.holds(Value.self): return box.load(Value.self)
+            case .absent: return key.defaultValue
+            default: break
+            }
+        }
+        try Self.validate(key.name)
+        return try access.withState { connection in
+            try checkUsable()
+            if connection.transactionDepth > 0 {
+                guard let stored = try connection.read(key.name) else { return key.defaultValue }
+                return try decode(stored, for: key)
+            }
+            if !cacheIsCurrent, try connection.refreshDataVersion() { cache.removeAll() }
+            let stored: SQLiteValue?
+            switch cache.lookup(key.name) {
+            case .decoded(let box) where box.holds(Value.self): return box.load(Value.self)
+            case .decoded: stored = cache.stored(key.name) ?? nil
+            case .absent: return key.defaultValue
+            case .stored(let value): stored = value
+            case .miss:
+                stored = try connection.read(key.name)
+                cache.update(key.name, stored: stored)
+            }
+            guard let stored else { return key.defaultValue }
+            let value = try decode(stored, for: key)
+            cache.remember(key.name, decoded: value)
+            return value
+        }
+    }
+
+    private func decode<Value>(_ stored: SQLiteValue, for key: DefaultsKey<Value>) throws -> Value {
+        do {
+            return try key.codec.decode(stored)
+        } catch let error as DefaultsError {
+            throw error.naming(key: key.name)
+        } catch {
+            throw DefaultsError(.decodingFailed, "stored value cannot be decoded as \(Value.self): \(error)", key: key.name)
+        }
+    }
+
+    /// The row as stored, through the cache.
+    func storedValue(_ key: String) throws -> SQLiteValue? {
+        if cacheIsCurrent, !access.isHeldByCurrentThread, !closed.load(ordering: .relaxed),
+           case .some(let cached) = cache.stored(key) { return cached }
+        try Self.validate(key)
+        return try access.withState { connection in
+            try checkUsable()
+            if connection.transactionDepth > 0 { return try connection.read(key) }
+            if !cacheIsCurrent, try connection.refreshDataVersion() { cache.removeAll() }
+            if case .some(let cached) = cache.stored(key) { return cached }
+            let stored = try connection.read(key)
+            cache.update(key, stored: stored)
+            return stored
+        }
+    }
+
+    func keys() throws -> [String] {
+        try access.withState { connection in
+            try checkUsable()
+            return try connection.keys()
+        }
+    }
+
+    func entries() throws -> [(key: String, value: SQLiteValue)] {
+        try access.withState { connection in
+            try checkUsable()
+            return try connection.entries()
+        }
+    }
+
+    // MARK: Writing: the one write path
+
+    /// The row a value is stored as (`nil`: no row), or why it cannot be stored.
+    func encode<Value>(_ value: Value, for key: DefaultsKey<Value>) throws -> SQLiteValue? {
+        try Self.validate(key.name)
+        let stored: SQLiteValue
+        do {
+            stored = try key.codec.encode(value)
+        } catch let error as DefaultsError {
+            throw error.naming(key: key.name)
+        } catch {
+            throw DefaultsError(.encodingFailed, "\(Value.self) cannot be encoded: \(error)", key: key.name)
+        }
+        switch stored {
+        case .null:
+            return nil
+        case .real(let number) where number.isNaN:
+            // SQLite stores NaN as NULL: the value would be acknowledged and then lost.
+            throw DefaultsError(.encodingFailed, "NaN cannot be stored (SQLite keeps NaN as NULL, so it would be lost) for key '\(key.name)'", key: key.name)
+        case .text(let text) where text.utf8.count > configuration.maximumValueLength:
+            throw tooLarge(text.utf8.count, key: key.name)
+        case .blob(let bytes) where bytes.count > configuration.maximumValueLength:
+            throw tooLarge(bytes.count, key: key.name)
+        default:
+            return stored
+        }
+    }
+
+    private func tooLarge(_ length: Int, key: String) -> DefaultsError {
+        DefaultsError(.valueTooLarge, "the value for key '\(key)' is \(length) bytes; the limit is \(configuration.maximumValueLength)", key: key)
+    }
+
+    func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
+        let row = try encode(value, for: key)
+        try write(key.name, row)
+    }
+
+    func remove(_ key: String) throws {
+        try Self.validate(key)
+        try write(key, nil)
+    }
+
+    /// Writes (or, for `nil`, deletes) one row, in the open transaction or as its own commit,
+    /// then delivers the change.
+    func write(_ key: String, _ row: SQLiteValue?) throws {
+        try access.withState { connection in
+            try checkUsable()
+            try writeRow(key, row, on: connection)
+            if connection.transactionDepth == 0 { publishCommitted(connection) }
+        }
+        deliverIfOutermost()
+    }
+
+    /// Every write of every API ends here.
+    private func writeRow(_ key: String, _ row: SQLiteValue?, on connection: StoreConnection) throws {
+        do {
+            try connection.write(key, row)
+        } catch let error as DefaultsError {
+            throw error.naming(key: key)
+        }
+    }
+
+    /// Runs `body` in one transaction (a savepoint when nested); rolls back and rethrows
+    /// whatever it throws, unchanged.
+    func transaction<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+        let result = try access.withState { connection in
+            try checkUsable()
+            try connection.begin()
+            let mark = connection.recorder.mark()
+            let result: Result
+            do {
+                result = try body(connection)
+            } catch {
+                connection.rollback(to: mark)
+                throw error
+            }
+            if try connection.commit() { publishCommitted(connection) }
+            return result
+        }
+        deliverIfOutermost()
+        return result
+    }
+
+    /// Atomic read-modify-write: the row is read inside `BEGIN IMMEDIATE`, so no other
+    /// connection can write between the read and the write.
+    func modify<Value, Result>(_ key: DefaultsKey<Value>, _ body: (inout Value) throws -> Result) throws -> Result {
+        try Self.validate(key.name)
+        return try transaction { connection in
+            var value: Value
+            if let stored = try connection.read(key.name) {
+                value = try decode(stored, for: key)
+            } else {
+                value = key.defaultValue
+            }
+            let result = try body(&value)
+            try writeRow(key.name, try encode(value, for: key), on: connection)
+            return result
+        }
+    }
+
+    /// After a commit (database lock held): the cache takes the committed values, and
+    /// observed changes join the delivery queue in commit order. A key written several times
+    /// is announced once, with its final value; a key left as it was, not at all.
+    private func publishCommitted(_ connection: StoreConnection) {
+        connection.recorder.consumeCommitted { changes in
+            if let sequences = changes.logSequences {
+                connection.changeLog?.noteOwnCommit(sequences, lastKey: changes.lastLoggedKey, database: connection.database)
+            }
+            if changes.writes.count == 1 {
+                // The autocommit `set`: no batch to build.
+                let write = changes.writes[0]
+                let previous = cache.update(write.key, stored: write.value)
+                if write.value == nil { pruneTombstones() }
+                if case .some(let old) = previous, SQLiteValue.isSameRow(old, write.value) { return }
+                if registry.isObserved(write.key) {
+                    delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
+                }
+            } else if !changes.writes.isEmpty {
+                let changed = cache.apply(changes.finalValues())
+                pruneTombstones()
+                for write in registry.observed(among: changed) {
+                    delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
+                }
+            }
+        }
+    }
+
+    func pruneTombstones() {
+        guard cache.tombstoneCount > ValueCache.tombstoneLimit else { return }
+        let observed = Set(registry.observedKeys)
+        cache.pruneTombstones { observed.contains($0) }
+    }
+
+    /// Delivers queued changes unless this thread is still inside the database lock (a
+    /// nested call in a transaction): the outermost call delivers them.
+    func deliverIfOutermost() {
+        if !access.isHeldByCurrentThread { delivery.deliver() }
+    }
+
+    // MARK: Observation
+
+    func addObserver(key: String?, onStoreClosed: (@Sendable () -> Void)? = nil,
+                     deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void) -> Observer {
+        // Cache what the observer starts from and register in one step under the database
+        // lock, so every change reported afterwards is compared with the value the observer
+        // started from: a change committed before `observe` returned is never re-announced.
+        // An observer of every key makes the cache complete, so a full comparison (after a
+        // restore or a pruned log) can tell it every key that differs.
+        let primed = try? access.withState { connection -> Observer? in
+            guard !isClosed else { return nil }
+            if connection.transactionDepth == 0, lost.withLock({ $0 }) == nil {
+                if let key, !cache.contains(key) {
+                    cache.update(key, stored: try connection.read(key))
+                } else if key == nil, !cache.isComplete, let rows = try? connection.entries() {
+                    cache.fill(with: rows)
+                }
+            }
+            return registry.add(key: key, onStoreClosed: onStoreClosed, deliver: deliver)
+        }
+        if let observer = primed ?? nil { return observer }
+        let observer = registry.add(key: key, onStoreClosed: onStoreClosed, deliver: deliver)
+        if isClosed {
+            // Closed before or while registering: the observer never hears anything, and its
+            // sequence ends at once.
+            registry.remove(observer)
+            onStoreClosed?()
+        }
+        return observer
+    }
+}
