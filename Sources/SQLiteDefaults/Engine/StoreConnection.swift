@@ -38,8 +38,12 @@ final class StoreConnection {
         return statement
     }
 
-    init(database: Database, tracksChanges: Bool) throws {
+    /// The largest TEXT or BLOB this store reads or writes (its configuration's).
+    let maximumValueLength: Int
+
+    init(database: Database, tracksChanges: Bool, maximumValueLength: Int) throws {
         self.database = database
+        self.maximumValueLength = maximumValueLength
         changeLog = tracksChanges ? try ChangeLog(database) : nil
         cachedDataVersion = try database.integer("PRAGMA data_version")
         recorder.install(on: database.handle)
@@ -78,13 +82,25 @@ final class StoreConnection {
         if let aborted = transactionAborted { throw aborted }
         let statement = try kept(&selectStatement, "SELECT value FROM defaults WHERE key = ?1")
         do {
-            return try statement.withBorrowedText(key, at: 1) {
+            let value = try statement.withBorrowedText(key, at: 1) {
                 try statement.step() ? statement.value(at: 0) : nil
+            }
+            switch value {
+            case .text(let text) where text.utf8.count > maximumValueLength:
+                throw tooLarge(text.utf8.count, key: key)
+            case .blob(let bytes) where bytes.count > maximumValueLength:
+                throw tooLarge(bytes.count, key: key)
+            default:
+                return value
             }
         } catch let error as DefaultsError {
             noteFailure(error)
             throw error
         }
+    }
+
+    private func tooLarge(_ length: Int, key: String) -> DefaultsError {
+        DefaultsError(.valueTooLarge, "the stored value of key '\(key)' is \(length) bytes; this store's limit is \(maximumValueLength)", key: key)
     }
 
     /// After a failed statement inside a transaction: if SQLite rolled the transaction back by

@@ -28,7 +28,7 @@ final class StoreEngine: Sendable {
     /// Set when the database file was deleted or replaced underneath the store.
     let lost = Mutex<DefaultsError?>(nil)
     /// (device, inode) of the file opened, to recognise a replacement.
-    let fileIdentity: FileIdentity?
+    let fileIdentity: Mutex<FileIdentity?>
     let registration = Mutex<MonitorRegistration?>(nil)
     /// The last failure of a background check that was logged, so a repeating one is logged once.
     let lastCheckFailure = Mutex<String?>(nil)
@@ -44,13 +44,13 @@ final class StoreEngine: Sendable {
             self.path = path
             self.realPath = realPath
             access = DatabaseAccess(state: try StoreOpener.open(realPath: realPath, configuration: configuration))
-            fileIdentity = FileIdentity(path: realPath)
+            fileIdentity = Mutex(FileIdentity(path: realPath))
             cacheIsCurrent = configuration.observesExternalChanges
         } else {
             self.path = nil
             realPath = nil
             access = DatabaseAccess(state: try StoreOpener.open(realPath: nil, configuration: configuration))
-            fileIdentity = nil
+            fileIdentity = Mutex(nil)
             cacheIsCurrent = true
         }
     }

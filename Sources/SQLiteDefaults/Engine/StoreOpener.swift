@@ -5,6 +5,9 @@ import Foundation
 /// Nothing is written to a file before it is known to be a database of a schema this library
 /// understands.
 enum StoreOpener {
+    /// The smallest length limit given to SQLite (see `configure`).
+    static let sqliteLengthFloor = 4_096
+
     /// - Parameter realPath: the database file with symbolic links resolved, or nil for memory.
     static func open(realPath: String?, configuration: DefaultsStore.Configuration) throws -> StoreConnection {
         let database: Database
@@ -16,7 +19,8 @@ enum StoreOpener {
         do {
             try configure(database, configuration: configuration, isFile: realPath != nil)
             return try StoreConnection(database: database,
-                                       tracksChanges: realPath != nil && configuration.observesExternalChanges)
+                                       tracksChanges: realPath != nil && configuration.observesExternalChanges,
+                                       maximumValueLength: configuration.maximumValueLength)
         } catch {
             // Refused (not a database, newer schema, a -wal of another database, damaged,
             // migration failed): closing this, the last connection, must not checkpoint an
@@ -52,7 +56,11 @@ enum StoreOpener {
         try database.execute("PRAGMA synchronous = \(configuration.synchronous == .full ? "FULL" : "NORMAL")")
         try migrator.migrate(database)
         // After migrating: the limit also caps rows of sqlite_master, which the schema writes.
-        sqlite3_limit(database.handle, SQLITE_LIMIT_LENGTH, Int32(clamping: max(configuration.maximumValueLength, 1)))
+        // It also caps every string SQLite makes — the literals of our own statements,
+        // `typeof()` results — so it never goes below `sqliteLengthFloor`; the store itself
+        // holds values to the configured limit, on the way in and on the way out.
+        sqlite3_limit(database.handle, SQLITE_LIMIT_LENGTH,
+                      Int32(clamping: max(configuration.maximumValueLength, sqliteLengthFloor)))
     }
 }
 
