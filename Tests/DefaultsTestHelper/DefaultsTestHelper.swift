@@ -16,6 +16,10 @@ import SQLiteDefaults
 ///                                                    "VALUE NANOSECONDS" (CLOCK_REALTIME) for latency checks
 ///     DefaultsTestHelper observe DB KEY COUNT        prints "ready", then one line per change of a String
 ///                                                    key ("value origin") until COUNT changes arrived
+///     DefaultsTestHelper standard-default DB KEY N   `@Default(KEY) var k = 1` with no store (the standard
+///                                                    store, named after this executable): prints "before V",
+///                                                    sets N, prints "after V", "path P" ("memory" for the
+///                                                    stand-in) and "failure CODE MESSAGE" (or "failure none")
 @main
 struct DefaultsTestHelper {
     static func main() {
@@ -107,13 +111,23 @@ struct DefaultsTestHelper {
             fflush(nil)
             done.wait()
             token.cancel()
+        case "standard-default":
+            guard arguments.count == 4, let value = Int(arguments[3]) else { throw usage() }
+            @Default(key) var k = 1
+            print("before \(k)")
+            k = value
+            print("after \(k)")
+            print("path \(DefaultsStore.standard.path ?? "memory")")
+            let failure = DefaultsStore.standard.lastWriteFailure
+            print("failure " + (failure.map { "\($0.code.rawValue) \($0.message)" } ?? "none"))
+            fflush(nil)
         default:
             throw usage()
         }
     }
 
     static func usage() -> DefaultsError {
-        DefaultsError(.sqlite, "usage: DefaultsTestHelper modify-loop|write-loop|set-int|set-string|remove|transaction-loop|lifecycle|write-timed|observe DB KEY [ARG]")
+        DefaultsError(.sqlite, "usage: DefaultsTestHelper modify-loop|write-loop|set-int|set-string|remove|transaction-loop|lifecycle|write-timed|observe|standard-default DB KEY [ARG]")
     }
 }
 
