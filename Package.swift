@@ -87,7 +87,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteDefaultsTests",
-            dependencies: ["SQLiteDefaults", "DefaultsTestSupport", "DefaultsTestHelper"]
+            dependencies: ["SQLiteDefaults", "CSQLiteDefaults", "ChildProcesses", "DefaultsTestSupport", "DefaultsTestHelper"]
         ),
         .executableTarget(
             name: "ReliabilityHelper",

@@ -380,9 +380,12 @@ func diskFull(path: String, limit: UInt64) throws {
         }
     }
     say("readable \(readable(store))")
+    // Kept open to the end: closing a store checkpoints, which would move the -wal into the
+    // main file and make room again in the middle of the run.
+    var second: DefaultsStore?
     do {
-        let second = try DefaultsStore(path: path)
-        say("reopened-readable \(readable(second))")
+        second = try DefaultsStore(path: path)
+        say("reopened-readable \(readable(second!))")
     } catch {
         report("reopen", error)
     }
@@ -443,6 +446,7 @@ func diskFull(path: String, limit: UInt64) throws {
         report("after-space", error)
     }
     listener.cancel()
+    withExtendedLifetime(second) {}
 }
 
 // MARK: - Corruption probe
