@@ -130,7 +130,7 @@ final class FileMonitor: Sendable {
             file.nextSafety = now + (file.pollInterval ?? file.safetyPoll)
             state.files[id] = file
             if file.pollInterval == nil { state.armWalWatch(id) }
-            state.startThreadIfNeeded(self)
+            state.startThreadIfNeeded()
             let polling = state.files[id]?.pollInterval != nil
             if let reason = fallback ?? state.files[id]?.fallbackReason, !state.loggedFallback {
                 state.loggedFallback = true
@@ -296,14 +296,21 @@ private struct State {
         return result
     }
 
-    mutating func startThreadIfNeeded(_ monitor: FileMonitor) {
+    mutating func startThreadIfNeeded() {
         guard !threadStarted else { return }
         threadStarted = true
-        // `FileMonitor.shared` is a static let: it lives as long as the process, so the thread
-        // may use it for ever.
-        let thread = Thread { monitor.run() }
-        thread.name = "SQLiteDefaults.monitor"
-        thread.start()
+        // A plain detached pthread: it runs for the life of the process and owns no Foundation
+        // or Dispatch state. `FileMonitor.shared` is a static let, so the thread may use it for ever.
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { _ in
+            FileMonitor.shared.run()
+            return nil
+        }, nil)
+        if created == 0 {
+            pthread_detach(thread)
+        } else {
+            threadStarted = false  // tried again at the next registration; until then files are only registered
+        }
     }
 
     /// Arms the one-shot watch on the file's `-wal` (a missing `-wal` is armed when the
