@@ -231,3 +231,108 @@ public struct SeededRandom: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+// MARK: Long-running helpers, threads and descriptors (issue #10: edges, lifecycle, scale)
+
+/// A `DefaultsTestHelper` left running while the test talks to it: every line it prints is
+/// collected as it arrives. Killed (SIGKILL, which also ends a stopped child) when released.
+public final class RunningHelper: Sendable {
+    /// Lines of standard output so far.
+    public let lines = Collected<String>()
+    /// Lines of standard error so far.
+    public let errorLines = Collected<String>()
+    private let child: ChildProcess
+
+    /// Starts the helper with `arguments` (the command first).
+    public init(_ arguments: [String]) throws {
+        let lines = self.lines, errorLines = self.errorLines
+        child = try ChildProcess(builtExecutable("DefaultsTestHelper"), arguments,
+                                 onLine: { lines.append($0) }, onErrorLine: { errorLines.append($0) })
+    }
+
+    /// Waits (without holding a pool thread) for a line that satisfies `matching`; returns it, or nil after
+    /// `timeout` or as soon as the helper reports a failure (its "DefaultsTestHelper: …" line on standard error).
+    public func line(timeout: Duration = .seconds(30), _ matching: @escaping (String) -> Bool) async -> String? {
+        let errorLines = self.errorLines
+        _ = await lines.waitAsync(timeout: timeout) { lines in
+            lines.contains(where: matching) || errorLines.all.contains { $0.hasPrefix("DefaultsTestHelper: ") }
+        }
+        return lines.all.first(where: matching)
+    }
+
+    /// Waits for a line starting with `prefix` and returns the rest of it.
+    public func value(after prefix: String, timeout: Duration = .seconds(30)) async -> String? {
+        await line(timeout: timeout) { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+
+    /// Sends `signal` to the helper.
+    public func send(_ signal: Int32) { child.send(signal) }
+
+    /// Waits for the helper to exit; its status (the signal number if one ended it), or nil
+    /// if it was still running after `timeout` (it is then killed).
+    public func exitStatus(timeout: Duration = .seconds(30)) async -> Int32? {
+        await child.wait(timeout: timeout)?.status
+    }
+
+    /// What the helper wrote on standard error, for failure messages.
+    public var errors: String { errorLines.all.joined(separator: "\n") }
+
+    deinit { child.send(SIGKILL) }
+}
+
+/// Threads and descriptors of this process, and the descriptors open on files under a directory.
+public enum ProcessResources {
+    public static var threads: Int { entries("/proc/self/task").count }
+    public static var descriptors: Int { entries("/proc/self/fd").count }
+
+    /// Targets of this process's descriptors that lie under `directory`.
+    public static func descriptors(under directory: String) -> [String] {
+        entries("/proc/self/fd").compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+            .filter { $0.hasPrefix(directory) }
+    }
+
+    private static func entries(_ path: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    }
+}
+
+/// CLOCK_REALTIME in nanoseconds: comparable with the time stamps other processes print.
+public func realtimeNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}
+
+/// The first element `sequence` yields within `timeout`, or nil if it ended or yielded nothing by then.
+public func firstElement<Element: Sendable>(of sequence: AsyncStream<Element>, timeout: Duration = .seconds(10)) async -> Element? {
+    await withTaskGroup(of: Element?.self) { group in
+        group.addTask {
+            var iterator = sequence.makeAsyncIterator()
+            return await iterator.next()
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
+/// Whether iterating `sequence` to its end finishes within `timeout` (the elements are dropped).
+public func ends<Element: Sendable>(_ sequence: AsyncStream<Element>, within timeout: Duration = .seconds(10)) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            for await _ in sequence {}
+            return !Task.isCancelled
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
