@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one error type SQLiteDefaults throws.
 ///
 /// Every error says in plain words what went wrong and, where SQLite reported it, carries
@@ -122,6 +124,8 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
     public let sqliteCode: Int32?
     /// SQLite's own error message, when SQLite reported the failure.
     public let sqliteMessage: String?
+    /// The operating system's `errno` behind a failure to open, where SQLite kept one.
+    let systemErrno: Int32
 
     /// Creates an error. Library code and custom ``DefaultsSerializable`` conformances use this
     /// to report failures in the same vocabulary.
@@ -139,7 +143,21 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         self.path = path
         self.sqliteCode = sqliteCode
         self.sqliteMessage = sqliteMessage
+        self.systemErrno = 0
     }
+
+    init(_ code: Code, _ message: String, path: String?, sqliteCode: Int32?, sqliteMessage: String?, systemErrno: Int32) {
+        self.code = code
+        self.message = message
+        self.key = nil
+        self.path = path
+        self.sqliteCode = sqliteCode
+        self.sqliteMessage = sqliteMessage
+        self.systemErrno = systemErrno
+    }
+
+    /// Whether the process (or the system) ran out of file descriptors.
+    var isOutOfDescriptors: Bool { systemErrno == EMFILE || systemErrno == ENFILE }
 
     public var description: String {
         var text = message

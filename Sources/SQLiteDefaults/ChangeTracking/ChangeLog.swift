@@ -168,6 +168,13 @@ final class ChangeLog {
         ownSequences.removeAll { $0.range.upperBound <= position.sequence }
     }
 
+    /// The store's connection was closed and opened again: `PRAGMA data_version` of the new
+    /// one cannot be compared with the old one's, so the next check reads the log from the
+    /// position whatever it says.
+    func connectionChanged() {
+        dataVersion = .min
+    }
+
     /// Records that a whole scan was applied.
     func finish(end: Position, dataVersion version: Int64) {
         position = end

@@ -17,9 +17,11 @@ final class Database {
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) }
+            let systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
             if let handle { sqlite3_close_v2(handle) }
             throw DefaultsError(.cannotOpen, "cannot open the database at \(path)", path: path,
-                                sqliteCode: code, sqliteMessage: message ?? String(cString: sqlite3_errstr(code)))
+                                sqliteCode: code, sqliteMessage: message ?? String(cString: sqlite3_errstr(code)),
+                                systemErrno: systemErrno)
         }
         self.handle = handle
         self.path = path

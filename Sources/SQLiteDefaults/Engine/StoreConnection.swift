@@ -5,7 +5,8 @@ import Foundation
 /// ``DatabaseAccess``): the `defaults` table's statements, the hook recorder, transaction
 /// nesting, and the change log.
 final class StoreConnection {
-    let database: Database
+    /// The open connection; a closed one while suspended (see ``suspend(stamp:)``).
+    private(set) var database: Database
     let recorder = ChangeRecorder()
     /// Other connections' changes; nil when nobody reads them (in-memory stores, or
     /// `observesExternalChanges: false`).
@@ -18,6 +19,12 @@ final class StoreConnection {
     /// must fail, never autocommit piecemeal.
     var transactionAborted: DefaultsError?
     private(set) var isClosed = false
+    /// Set while the connection is closed to save descriptors (``ConnectionBudget``); the
+    /// change log keeps its position, so ``resume(with:)`` picks up where it left off.
+    private(set) var isSuspended = false
+    /// The files as they were when the connection was suspended: while they look the same,
+    /// nobody can have committed, and the monitor's checks need not reopen it.
+    private(set) var suspendedStamp: FileStamp?
     /// `PRAGMA data_version` when the cache was last known to match the file; used only when
     /// there is no change log (see ``refreshDataVersion()``).
     private var cachedDataVersion: Int64 = 0
@@ -58,7 +65,32 @@ final class StoreConnection {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        if database.path.hasPrefix("/") { try? database.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+        if !isSuspended { release(checkpoint: true) }
+    }
+
+    /// Closes the connection but keeps everything else — the change log's position, the
+    /// transaction state (none: only an idle connection is suspended) — for ``resume(with:)``.
+    func suspend(stamp: FileStamp?) {
+        guard !isClosed, !isSuspended, transactionDepth == 0 else { return }
+        release(checkpoint: false)
+        isSuspended = true
+        suspendedStamp = stamp
+    }
+
+    /// Takes a freshly opened connection to the same file in place of the suspended one.
+    func resume(with database: Database) throws {
+        guard isSuspended, !isClosed else { return }
+        self.database = database
+        isSuspended = false
+        suspendedStamp = nil
+        recorder.install(on: database.handle)
+        // data_version is per connection: the next check compares from the log's position.
+        changeLog?.connectionChanged()
+        cachedDataVersion = try database.integer("PRAGMA data_version")
+    }
+
+    private func release(checkpoint: Bool) {
+        if checkpoint, database.path.hasPrefix("/") { try? database.execute("PRAGMA wal_checkpoint(PASSIVE)") }
         recorder.uninstall(from: database.handle)
         selectStatement = nil
         upsertStatement = nil

@@ -23,9 +23,13 @@ extension StoreEngine {
             // a moment instead of making the writer wait for the monitor.
             let ran: Void? = try access.withStateIfAvailable { connection in
                 guard !isClosed, lost.withLock({ $0 }) == nil, connection.transactionDepth == 0,
-                      let log = connection.changeLog,
-                      let version = try log.newDataVersion(connection.database)
+                      let log = connection.changeLog
                 else { return }
+                // Suspended (to save descriptors): the files tell without opening them whether
+                // anyone can have committed.
+                if connection.isSuspended, let realPath, connection.suspendedStamp == FileStamp(path: realPath) { return }
+                try resumeIfSuspended(connection)
+                guard let version = try log.newDataVersion(connection.database) else { return }
                 sawCommit = true
                 try connection.withReadTransaction {
                     switch try log.scan(connection.database, dataVersion: version) {
@@ -120,6 +124,7 @@ extension StoreEngine {
         guard current != known else { return }
         try? access.withState { connection in
             guard !isClosed, lost.withLock({ $0 }) == nil, connection.transactionDepth == 0 else { return }
+            let wasSuspended = connection.isSuspended
             var failure: (any Error)?
             if current != nil {
                 // Closing first: the old file's -wal (which sits at the same name) is
@@ -128,6 +133,7 @@ extension StoreEngine {
                 do {
                     let reopened = try StoreOpener.open(realPath: realPath, configuration: configuration)
                     access.replaceState(reopened)
+                    if wasSuspended { ConnectionBudget.shared.opened(self) }
                     fileIdentity.withLock { $0 = FileIdentity(path: realPath) }
                     configuration.logger.info("SQLiteDefaults: the database file was replaced; reopened it and compared every key",
                                               metadata: ["path": "\(realPath)"])

@@ -30,6 +30,8 @@ final class StoreEngine: Sendable {
     /// (device, inode) of the file opened, to recognise a replacement.
     let fileIdentity: Mutex<FileIdentity?>
     let registration = Mutex<MonitorRegistration?>(nil)
+    /// When the connection was last used, on ``ConnectionBudget``'s use clock.
+    private let lastUseTick = Atomic<UInt64>(0)
     /// The last failure of a background check that was logged, so a repeating one is logged once.
     let lastCheckFailure = Mutex<String?>(nil)
 
@@ -55,10 +57,14 @@ final class StoreEngine: Sendable {
         }
     }
 
-    /// Registers the file with the process's monitor. Separate from `init` so the handler can
-    /// hold the engine weakly: a store released anywhere goes away, the monitor thread included.
-    func startMonitoring() {
-        guard let realPath, configuration.observesExternalChanges else { return }
+    /// Registers the file with the process's monitor and connection budget. Separate from
+    /// `init` so they can hold the engine weakly: a store released anywhere goes away, the
+    /// monitor thread included.
+    func start() {
+        guard let realPath else { return }
+        lastUseTick.store(ConnectionBudget.shared.tick(), ordering: .relaxed)
+        ConnectionBudget.shared.opened(self)
+        guard configuration.observesExternalChanges else { return }
         let mode: WatchMode
         switch configuration.externalChangeDetection.kind {
         case .automatic: mode = .fileEvents
@@ -78,6 +84,36 @@ final class StoreEngine: Sendable {
 
     var closedError: DefaultsError {
         DefaultsError(.closed, "the store \(path ?? "in memory") was closed; open a new one to use the database", path: path)
+    }
+
+    /// Runs `body` holding the connection, open (a suspended one is reopened) and usable.
+    func withConnection<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+        try access.withState { connection in
+            try checkUsable()
+            try resumeIfSuspended(connection)
+            return try body(connection)
+        }
+    }
+
+    /// Reopens a connection the budget suspended. Call with the database lock held.
+    func resumeIfSuspended(_ connection: StoreConnection) throws {
+        if realPath != nil { lastUseTick.store(ConnectionBudget.shared.tick(), ordering: .relaxed) }
+        guard connection.isSuspended, let realPath else { return }
+        try connection.resume(with: StoreOpener.openDatabase(realPath: realPath, configuration: configuration))
+        ConnectionBudget.shared.opened(self)
+    }
+
+    /// When the connection was last used (``ConnectionBudget``'s clock).
+    var lastUse: UInt64 { lastUseTick.load(ordering: .relaxed) }
+
+    /// Closes the connection to save descriptors, unless it is in use; called by the budget.
+    func suspendIfIdle() {
+        let suspended = try? access.withStateIfAvailable { connection -> Bool in
+            guard !isClosed, !connection.isSuspended, connection.transactionDepth == 0, let realPath else { return false }
+            connection.suspend(stamp: FileStamp(path: realPath))
+            return true
+        }
+        if suspended == true { ConnectionBudget.shared.closed(self) }
     }
 
     /// Throws when the store can no longer be used. Call with the database lock held.
@@ -104,6 +140,7 @@ final class StoreEngine: Sendable {
             return true
         }
         guard wasOpen else { return }
+        ConnectionBudget.shared.closed(self)
         let registration = registration.withLock { registration in
             defer { registration = nil }
             return registration
@@ -125,8 +162,7 @@ final class StoreEngine: Sendable {
             }
         }
         try Self.validate(key.name)
-        return try access.withState { connection in
-            try checkUsable()
+        return try withConnection { connection in
             if connection.transactionDepth > 0 {
                 guard let stored = try connection.read(key.name) else { return key.defaultValue }
                 return try decode(stored, for: key)
@@ -164,8 +200,7 @@ final class StoreEngine: Sendable {
         if cacheIsCurrent, !access.isHeldByCurrentThread, !closed.load(ordering: .relaxed),
            case .some(let cached) = cache.stored(key) { return cached }
         try Self.validate(key)
-        return try access.withState { connection in
-            try checkUsable()
+        return try withConnection { connection in
             if connection.transactionDepth > 0 { return try connection.read(key) }
             if !cacheIsCurrent, try connection.refreshDataVersion() { cache.removeAll() }
             if case .some(let cached) = cache.stored(key) { return cached }
@@ -176,15 +211,13 @@ final class StoreEngine: Sendable {
     }
 
     func keys() throws -> [String] {
-        try access.withState { connection in
-            try checkUsable()
+        try withConnection { connection in
             return try connection.keys()
         }
     }
 
     func entries() throws -> [(key: String, value: SQLiteValue)] {
-        try access.withState { connection in
-            try checkUsable()
+        try withConnection { connection in
             return try connection.entries()
         }
     }
@@ -234,8 +267,7 @@ final class StoreEngine: Sendable {
     /// Writes (or, for `nil`, deletes) one row, in the open transaction or as its own commit,
     /// then delivers the change.
     func write(_ key: String, _ row: SQLiteValue?) throws {
-        try access.withState { connection in
-            try checkUsable()
+        try withConnection { connection in
             try writeRow(key, row, on: connection)
             if connection.transactionDepth == 0 { publishCommitted(connection) }
         }
@@ -254,8 +286,7 @@ final class StoreEngine: Sendable {
     /// Runs `body` in one transaction (a savepoint when nested); rolls back and rethrows
     /// whatever it throws, unchanged.
     func transaction<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
-        let result = try access.withState { connection in
-            try checkUsable()
+        let result = try withConnection { connection in
             try connection.begin()
             let mark = connection.recorder.mark()
             let result: Result
@@ -337,9 +368,8 @@ final class StoreEngine: Sendable {
         // started from: a change committed before `observe` returned is never re-announced.
         // An observer of every key makes the cache complete, so a full comparison (after a
         // restore or a pruned log) can tell it every key that differs.
-        let primed = try? access.withState { connection -> Observer? in
-            guard !isClosed else { return nil }
-            if connection.transactionDepth == 0, lost.withLock({ $0 }) == nil {
+        let primed = try? withConnection { connection -> Observer? in
+            if connection.transactionDepth == 0 {
                 if let key, !cache.contains(key) {
                     cache.update(key, stored: try connection.read(key))
                 } else if key == nil, !cache.isComplete, let rows = try? connection.entries() {

@@ -10,17 +10,32 @@ enum StoreOpener {
 
     /// - Parameter realPath: the database file with symbolic links resolved, or nil for memory.
     static func open(realPath: String?, configuration: DefaultsStore.Configuration) throws -> StoreConnection {
+        let database = try openDatabase(realPath: realPath, configuration: configuration)
+        return try StoreConnection(database: database,
+                                   tracksChanges: realPath != nil && configuration.observesExternalChanges,
+                                   maximumValueLength: configuration.maximumValueLength)
+    }
+
+    /// The connection alone, checked, configured and migrated (also used to resume a
+    /// suspended store).
+    static func openDatabase(realPath: String?, configuration: DefaultsStore.Configuration) throws -> Database {
         let database: Database
         if let realPath {
-            database = try Database(path: realPath, create: false)
+            ConnectionBudget.shared.makeRoom()
+            do {
+                database = try Database(path: realPath, create: false)
+            } catch let error as DefaultsError where error.isOutOfDescriptors {
+                // Out of descriptors after all (the process opened files of its own): give
+                // back idle connections and try once more.
+                ConnectionBudget.shared.makeRoom(urgently: true)
+                database = try Database(path: realPath, create: false)
+            }
         } else {
             database = try Database(path: ":memory:", create: true)
         }
         do {
             try configure(database, configuration: configuration, isFile: realPath != nil)
-            return try StoreConnection(database: database,
-                                       tracksChanges: realPath != nil && configuration.observesExternalChanges,
-                                       maximumValueLength: configuration.maximumValueLength)
+            return database
         } catch {
             // Refused (not a database, newer schema, a -wal of another database, damaged,
             // migration failed): closing this, the last connection, must not checkpoint an
@@ -61,18 +76,5 @@ enum StoreOpener {
         // holds values to the configured limit, on the way in and on the way out.
         sqlite3_limit(database.handle, SQLITE_LIMIT_LENGTH,
                       Int32(clamping: max(configuration.maximumValueLength, sqliteLengthFloor)))
-    }
-}
-
-/// The device and inode of a file, to tell the file we opened from one put in its place.
-struct FileIdentity: Equatable, Sendable {
-    let device: UInt64
-    let inode: UInt64
-
-    init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
     }
 }

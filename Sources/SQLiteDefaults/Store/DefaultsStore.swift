@@ -35,7 +35,7 @@ public final class DefaultsStore: Sendable {
     ///   `.migrationFailed`, `.busy`.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         core = try StoreEngine(path: FileSetup.absolutePath(path), configuration: configuration)
-        core.startMonitoring()
+        core.start()
     }
 
     /// Opens (creating if needed) the database at a file URL.
