@@ -34,6 +34,9 @@ struct DefaultsTestHelper {
 
     static func run(_ arguments: [String]) throws {
         if try runEdgeCommand(arguments) { return }
+        if arguments.count == 3, arguments[0] == "budget", let count = Int(arguments[2]) {
+            return try BudgetCommand.run(directory: arguments[1], count: count)
+        }
         guard arguments.count >= 3 else { throw usage() }
         let command = arguments[0]
         let store = try DefaultsStore(path: arguments[1])

@@ -1,0 +1,61 @@
+import Foundation
+import SQLiteDefaults
+
+/// `DefaultsTestHelper budget DIR N`: under a soft descriptor limit of 256 (room for about 85
+/// open stores), opens N stores on distinct files in DIR, each with an observer, and keeps them
+/// all. Prints "ready" and the process's descriptor count ("fds F"), then waits for one change
+/// of key "k" of the FIRST store (long since suspended by then) and prints "heard VALUE"; then
+/// writes and reads back a value in every store and prints "wrote N", or the first failure.
+enum BudgetCommand {
+    static func run(directory: String, count: Int) throws {
+        var limits = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+        limits.rlim_cur = 256
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else {
+            throw DefaultsError(.sqlite, "setrlimit: \(String(cString: strerror(errno)))")
+        }
+        let key = DefaultsKey<String>("k", default: "")
+        let heard = DispatchSemaphore(value: 0)
+        let value = Mutex<String?>(nil)
+        var stores: [DefaultsStore] = []
+        var tokens: [DefaultsObservation] = []
+        for index in 0..<count {
+            let store = try DefaultsStore(path: "\(directory)/s\(index).sqlite")
+            let isFirst = index == 0
+            tokens.append(store.observe(key) { change in
+                guard isFirst else { return }
+                value.withLock { $0 = change.newValue }
+                heard.signal()
+            })
+            store[DefaultsKey<Int>("opened", default: 0)] = index
+            stores.append(store)
+        }
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+        say("ready")
+        say("fds \(descriptors)")
+        guard heard.wait(timeout: .now() + 30) == .success else {
+            say("not heard")
+            return
+        }
+        say("heard \(value.withLock { $0 } ?? "-")")
+        for (index, store) in stores.enumerated() {
+            let written = DefaultsKey<String>("written", default: "")
+            try store.set("value \(index)", for: written)
+            guard try store.value(for: written) == "value \(index)",
+                  try store.value(for: DefaultsKey<Int>("opened", default: -1)) == index
+            else {
+                say("mismatch in store \(index)")
+                return
+            }
+        }
+        say("wrote \(stores.count)")
+        withExtendedLifetime(tokens) {}
+    }
+
+    private static func say(_ line: String) {
+        print(line)
+        fflush(nil)
+    }
+}
+
+import Synchronization

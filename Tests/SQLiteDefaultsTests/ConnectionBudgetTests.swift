@@ -1,0 +1,25 @@
+import DefaultsTestSupport
+import Foundation
+import SQLiteDefaults
+import Testing
+
+/// Many stores, few descriptors: each open store holds three (database, `-wal`, `-shm`), so a
+/// process keeps at most a budget of connections open and closes the least recently used idle
+/// ones, reopening them when SQL is needed. Observation goes on while a store is suspended.
+@Suite("Connection budget")
+struct ConnectionBudgetTests {
+    @Test("300 observed stores open under a 256-descriptor limit; a suspended one hears the shell, every one reads and writes")
+    func manyStoresUnderALowDescriptorLimit() async throws {
+        let directory = try TemporaryDirectory()
+        let child = try RunningHelper(["budget", directory.path, "300"])
+        let ready = await child.line(timeout: .seconds(120)) { $0 == "ready" }
+        try #require(ready != nil, "the stores did not all open: \(child.lines.all.suffix(3)) \(child.errors)")
+        let descriptors = Int(await child.value(after: "fds ") ?? "") ?? -1
+        #expect(descriptors > 0 && descriptors < 256, "descriptors in use: \(descriptors)")
+        // The first store's connection was suspended long ago; the monitor still watches its file.
+        try sqlite3(directory.path + "/s0.sqlite", "INSERT INTO defaults(key, value) VALUES ('k', 'from the shell')")
+        #expect(await child.value(after: "heard ") == "from the shell", "\(child.lines.all.suffix(3)) \(child.errors)")
+        #expect(await child.value(after: "wrote ", timeout: .seconds(120)) == "300", "\(child.lines.all.suffix(3)) \(child.errors)")
+        #expect(await child.exitStatus() == 0)
+    }
+}
