@@ -173,40 +173,6 @@ extension Default {
 // Mode? = .fast` (Mode: String, Codable) is stored as its raw value: with a generic parameter
 // the compiler ranks the two as equally specific and prefers the non-generic `Codable` one.
 
-/// `Optional`, as a protocol: lets ``Default``'s optional initializers be chosen over the
-/// non-optional ones for `Optional` values. Only `Optional` conforms; not for other use.
-public protocol _DefaultsOptional: ExpressibleByNilLiteral {
-    /// The wrapped type.
-    associatedtype Wrapped
-    /// Wraps `_defaultsWrapped` (the optional itself).
-    init(_defaultsWrapped: Wrapped?)
-    /// The optional itself.
-    var _defaultsWrapped: Wrapped? { get }
-}
-
-extension Optional: _DefaultsOptional {
-    /// The optional itself.
-    public init(_defaultsWrapped: Wrapped?) { self = _defaultsWrapped }
-    /// The optional itself.
-    public var _defaultsWrapped: Wrapped? { self }
-}
-
-extension DefaultsCodec where Value: _DefaultsOptional, Value.Wrapped: Sendable {
-    /// `nil` is no row (and NULL reads as `nil`); other values use the wrapped type's codec.
-    fileprivate static func optionalValue(_ wrapped: DefaultsCodec<Value.Wrapped>) -> Self {
-        Self(
-            encode: { value in
-                guard let unwrapped = value._defaultsWrapped else { return .null }
-                return try wrapped.encode(unwrapped)
-            },
-            decode: { stored in
-                if case .null = stored { return nil }
-                return Value(_defaultsWrapped: try wrapped.decode(stored))
-            }
-        )
-    }
-}
-
 extension Default {
     /// `@Default("nickname") var nickname: String?` for an optional ``DefaultsSerializable``
     /// value: nil by default (or `wrappedValue` when one is written); setting nil removes the row.

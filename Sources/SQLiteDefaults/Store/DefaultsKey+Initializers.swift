@@ -51,44 +51,47 @@ extension DefaultsKey {
 
 extension DefaultsKey {
     /// A key for an optional ``DefaultsSerializable`` value; `nil` unless you give a default.
-    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
-    where Value == Wrapped?, Wrapped: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optional(.serializable()))
+    public convenience init(_ name: String, default defaultValue: Value = nil)
+    where Value: _DefaultsOptional & DefaultsSerializable, Value.Wrapped: DefaultsSerializable & Sendable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()))
     }
 
     /// A key for an optional `RawRepresentable` value; `nil` unless you give a default.
-    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
-    where Value == Wrapped?, Wrapped: RawRepresentable, Wrapped.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optional(.rawValue()))
+    public convenience init(_ name: String, default defaultValue: Value = nil)
+    where Value: _DefaultsOptional, Value.Wrapped: RawRepresentable & Sendable, Value.Wrapped.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.rawValue()))
     }
 
     /// A key for an optional `Codable` value, stored as JSON; `nil` unless you give a default.
-    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
-    where Value == Wrapped?, Wrapped: Codable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optional(.json()))
+    public convenience init(_ name: String, default defaultValue: Value = nil)
+    where Value: _DefaultsOptional & Codable, Value.Wrapped: Codable & Sendable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.json()))
     }
 
     /// A key for an optional value that is serializable and `Codable`: uses ``DefaultsSerializable``.
-    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
-    where Value == Wrapped?, Wrapped: DefaultsSerializable & Codable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optional(.serializable()))
+    public convenience init(_ name: String, default defaultValue: Value = nil)
+    where Value: _DefaultsOptional & DefaultsSerializable & Codable, Value.Wrapped: DefaultsSerializable & Codable & Sendable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()))
     }
 
     /// A key for an optional value that is serializable and `RawRepresentable`: uses ``DefaultsSerializable``.
-    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
-    where Value == Wrapped?, Wrapped: DefaultsSerializable & RawRepresentable, Wrapped.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optional(.serializable()))
+    public convenience init(_ name: String, default defaultValue: Value = nil)
+    where Value: _DefaultsOptional & DefaultsSerializable,
+          Value.Wrapped: DefaultsSerializable & RawRepresentable & Sendable, Value.Wrapped.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()))
     }
 
     /// A key for an optional value that is `RawRepresentable` and `Codable`: stored as its raw value.
-    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
-    where Value == Wrapped?, Wrapped: RawRepresentable & Codable, Wrapped.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optional(.rawValue()))
+    public convenience init(_ name: String, default defaultValue: Value = nil)
+    where Value: _DefaultsOptional & Codable,
+          Value.Wrapped: RawRepresentable & Codable & Sendable, Value.Wrapped.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.rawValue()))
     }
 
     /// A key for an optional value that is serializable, `RawRepresentable` and `Codable`: uses ``DefaultsSerializable``.
-    public convenience init<Wrapped>(_ name: String, default defaultValue: Wrapped? = nil)
-    where Value == Wrapped?, Wrapped: DefaultsSerializable & RawRepresentable & Codable, Wrapped.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optional(.serializable()))
+    public convenience init(_ name: String, default defaultValue: Value = nil)
+    where Value: _DefaultsOptional & DefaultsSerializable & Codable,
+          Value.Wrapped: DefaultsSerializable & RawRepresentable & Codable & Sendable, Value.Wrapped.RawValue: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()))
     }
 }

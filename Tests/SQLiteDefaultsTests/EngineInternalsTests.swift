@@ -1,0 +1,59 @@
+import DefaultsTestSupport
+import Foundation
+@testable import SQLiteDefaults
+import Synchronization
+import Testing
+
+/// Finding 10 of the engine's second edition, where the behaviour has no public face: the
+/// safety poll's deadline, and the cache's tombstones.
+@Suite("Engine internals")
+struct EngineInternalsTests {
+    @Test("finding 10: unrelated events in the directory never postpone a file's safety poll")
+    func unrelatedEventsDoNotPostponeTheSafetyPoll() async throws {
+        let directory = try TemporaryDirectory()
+        _ = FileManager.default.createFile(atPath: directory.database, contents: nil)
+        let polls = Mutex(0)
+        let registration = FileMonitor.shared.register(
+            realPath: directory.database, mode: .fileEvents, safetyPoll: .milliseconds(100), logger: .init(label: "test")
+        ) { event in
+            if case .safetyPoll = event { polls.withLock { $0 += 1 } }
+            return .nothingNew
+        }
+        defer { registration.cancel() }
+        // Another file in the same directory is created and closed every 10 ms for 1.5 s: each
+        // is an event on the directory watch, none concerns the database.
+        let noise = directory.path + "/noise"
+        let deadline = ContinuousClock.now + .milliseconds(1_500)
+        while ContinuousClock.now < deadline {
+            _ = FileManager.default.createFile(atPath: noise, contents: Data([1]))
+            try? FileManager.default.removeItem(atPath: noise)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let count = polls.withLock { $0 }
+        // About 15 polls are due; a poll that was postponed by every event would run none.
+        #expect(count >= 5, "safety polls in 1.5 s of unrelated events: \(count)")
+    }
+
+    @Test("finding 10: tombstones of removed keys are bounded; observed keys keep theirs")
+    func tombstonesAreBounded() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        let watched = DefaultsKey<Int>("watched", default: 0)
+        let heard = Collected<Int>()
+        let token = store.observe(watched) { heard.append($0.newValue) }
+        store[watched] = 1
+        try store.remove(watched)
+        for index in 0..<(ValueCache.tombstoneLimit * 3) {
+            let key = DefaultsKey<Int>("gone.\(index)", default: 0)
+            store[key] = index
+            try store.remove(key)
+        }
+        #expect(store.core.cache.tombstoneCount <= ValueCache.tombstoneLimit + 1)
+        // The observed key's last-seen value (no row) survived the pruning: writing the
+        // default-less removal again announces nothing new, a new value announces once.
+        try store.remove(watched)
+        store[watched] = 2
+        #expect(heard.all == [1, 0, 2])
+        withExtendedLifetime(token) {}
+    }
+}
