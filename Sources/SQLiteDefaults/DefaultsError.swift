@@ -137,19 +137,14 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         sqliteCode: Int32? = nil,
         sqliteMessage: String? = nil
     ) {
+        self.init(code, message, key: key, path: path, sqliteCode: sqliteCode, sqliteMessage: sqliteMessage, systemErrno: 0)
+    }
+
+    /// The same, with the `errno` SQLite kept for a failed open.
+    init(_ code: Code, _ message: String, key: String? = nil, path: String?, sqliteCode: Int32?, sqliteMessage: String?, systemErrno: Int32) {
         self.code = code
         self.message = message
         self.key = key
-        self.path = path
-        self.sqliteCode = sqliteCode
-        self.sqliteMessage = sqliteMessage
-        self.systemErrno = 0
-    }
-
-    init(_ code: Code, _ message: String, path: String?, sqliteCode: Int32?, sqliteMessage: String?, systemErrno: Int32) {
-        self.code = code
-        self.message = message
-        self.key = nil
         self.path = path
         self.sqliteCode = sqliteCode
         self.sqliteMessage = sqliteMessage
