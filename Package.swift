@@ -1,6 +1,11 @@
 // swift-tools-version: 6.2
 import CompilerPluginSupport
 import PackageDescription
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 let package = Package(
     name: "SQLiteDefaults",
@@ -9,6 +14,10 @@ let package = Package(
         .library(name: "SQLiteDefaults", targets: ["SQLiteDefaults"]),
         .library(name: "SQLiteDefaultsObservable", targets: ["SQLiteDefaultsObservable"]),
         .executable(name: "prefs", targets: ["prefs"]),
+        // Serving: a swift-configuration provider, and a swift-service-lifecycle service. Users
+        // of the core library build neither dependency.
+        .library(name: "SQLiteDefaultsConfiguration", targets: ["SQLiteDefaultsConfiguration"]),
+        .library(name: "SQLiteDefaultsServiceLifecycle", targets: ["SQLiteDefaultsServiceLifecycle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -17,6 +26,8 @@ let package = Package(
         // host prints a spurious "Internal Error: DecodingError" line on every expansion.
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -131,6 +142,48 @@ let package = Package(
             dependencies: ["SQLiteDefaultsObservable"],
             swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
+        // A ConfigProvider over a store. swift-configuration is built with
+        // NonisolatedNonsendingByDefault; a provider's watch methods must match it.
+        .target(
+            name: "SQLiteDefaultsConfiguration",
+            dependencies: [
+                "SQLiteDefaults",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+        ),
+        .testTarget(
+            name: "SQLiteDefaultsConfigurationTests",
+            dependencies: [
+                "SQLiteDefaultsConfiguration",
+                "SQLiteDefaults",
+                "ChildProcesses",
+                "DefaultsTestSupport",
+                "prefs",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ConfigurationTesting", package: "swift-configuration"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+        ),
+        // A swift-service-lifecycle Service that closes a store on graceful shutdown.
+        .target(
+            name: "SQLiteDefaultsServiceLifecycle",
+            dependencies: [
+                "SQLiteDefaults",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SQLiteDefaultsServiceLifecycleTests",
+            dependencies: [
+                "SQLiteDefaultsServiceLifecycle",
+                "SQLiteDefaults",
+                "DefaultsTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
 )
 
@@ -139,4 +192,12 @@ for target in package.targets where target.type != .system && target.type != .pl
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     target.swiftSettings = settings
+}
+
+// The DocC plugin only when documentation is generated, so users never resolve it:
+//   SQLITEDEFAULTS_GENERATE_DOCS=1 swift package generate-documentation --target SQLiteDefaults
+// (SWIFT_PREVIEW_DOCS, as swift-configuration spells it, works too.)
+if ProcessInfo.processInfo.environment["SQLITEDEFAULTS_GENERATE_DOCS"] != nil
+    || ProcessInfo.processInfo.environment["SWIFT_PREVIEW_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
 }

@@ -1,0 +1,49 @@
+import Configuration
+import SQLiteDefaults
+
+/// Every row of the store, read in one read transaction (``DefaultsStore/entries()``), or the
+/// error that reading them threw.
+struct DefaultsConfigSnapshot: ConfigSnapshot, CustomStringConvertible {
+    let providerName: String
+    let rows: Result<[String: SQLiteValue], DefaultsError>
+    let secrets: SecretsSpecifier<String, ConfigContent>
+
+    init(store: DefaultsStore, providerName: String, secrets: SecretsSpecifier<String, ConfigContent>) {
+        self.providerName = providerName
+        self.secrets = secrets
+        do {
+            let entries = try store.entries()
+            rows = .success(Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last }))
+        } catch let error as DefaultsError {
+            rows = .failure(error)
+        } catch {
+            rows = .failure(DefaultsError(.sqlite, "reading the store failed: \(error)"))
+        }
+    }
+
+    func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
+        let name = try RowKey.name(of: key)
+        switch rows {
+        case .success(let rows):
+            return LookupResult(
+                encodedKey: name,
+                value: try RowDecoding.configValue(of: rows[name], key: name, type: type, secrets: secrets)
+            )
+        case .failure(let error):
+            throw DefaultsError(error.code, "\(error.message) (reading configuration key '\(name)')", key: name)
+        }
+    }
+
+    /// Whether two snapshots hold the same rows (failures never compare equal).
+    func hasSameRows(as other: DefaultsConfigSnapshot) -> Bool {
+        guard case .success(let mine) = rows, case .success(let theirs) = other.rows else { return false }
+        return mine == theirs
+    }
+
+    var description: String {
+        switch rows {
+        case .success(let rows): "\(providerName)[\(rows.count) values]"
+        case .failure(let error): "\(providerName)[unreadable: \(error)]"
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Configuration
+import SQLiteDefaults
+
+/// The first lookup, then one per changed row of the store's ``DefaultsStore/updates(_:initial:)``
+/// stream; ends with that stream (store closed) or when the consuming task is cancelled.
+struct RowUpdates: AsyncSequence, Sendable {
+    typealias Element = Result<LookupResult, any Error>
+    typealias Failure = Never
+
+    let first: Element
+    /// The row the first lookup read (`.some(nil)`: missing), `nil` when it failed.
+    let firstRow: SQLiteValue??
+    let rows: AsyncStream<SQLiteValue?>
+    let transform: @Sendable (SQLiteValue?) -> Element
+
+    init(first: Element, firstRow: SQLiteValue??, rows: AsyncStream<SQLiteValue?>,
+         transform: @escaping @Sendable (SQLiteValue?) -> Element) {
+        self.first = first
+        self.firstRow = firstRow
+        self.rows = rows
+        self.transform = transform
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var pending: Element?
+        var last: SQLiteValue??
+        var rows: AsyncStream<SQLiteValue?>.Iterator
+        let transform: @Sendable (SQLiteValue?) -> Element
+
+        mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            if let pending {
+                self.pending = nil
+                return pending
+            }
+            while let row = await rows.next(isolation: actor) {
+                // The stream repeats no row, but the first read may already hold its first one.
+                if case .some(let last) = last, last == row { continue }
+                last = .some(row)
+                return transform(row)
+            }
+            return nil
+        }
+
+        mutating func next() async -> Element? {
+            await next(isolation: nil)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(pending: first, last: firstRow, rows: rows.makeAsyncIterator(), transform: transform)
+    }
+}
+
+/// The first snapshot, then a new one after committed changes (skipping snapshots identical to
+/// the last one yielded, so a burst of buffered changes is one snapshot); ends with the
+/// store's ``DefaultsStore/changes()`` stream (store closed) or when the task is cancelled.
+struct SnapshotUpdates: AsyncSequence, Sendable {
+    typealias Element = any ConfigSnapshot
+    typealias Failure = Never
+
+    let first: DefaultsConfigSnapshot
+    let changes: AsyncStream<DefaultsKeyChange>
+    let read: @Sendable () -> DefaultsConfigSnapshot
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var pending: DefaultsConfigSnapshot?
+        var last: DefaultsConfigSnapshot
+        var changes: AsyncStream<DefaultsKeyChange>.Iterator
+        let read: @Sendable () -> DefaultsConfigSnapshot
+
+        mutating func next(isolation actor: isolated (any Actor)?) async -> (any ConfigSnapshot)? {
+            if let pending {
+                self.pending = nil
+                return pending
+            }
+            while await changes.next(isolation: actor) != nil {
+                let snapshot = read()
+                if snapshot.hasSameRows(as: last) { continue }
+                if case .failure = snapshot.rows, case .failure = last.rows { continue }
+                last = snapshot
+                return snapshot
+            }
+            return nil
+        }
+
+        mutating func next() async -> (any ConfigSnapshot)? {
+            await next(isolation: nil)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(pending: first, last: first, changes: changes.makeAsyncIterator(), read: read)
+    }
+}
