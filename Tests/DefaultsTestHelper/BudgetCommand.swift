@@ -33,7 +33,7 @@ enum BudgetCommand {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
         say("ready")
         say("fds \(descriptors)")
-        guard heard.wait(timeout: .now() + 30) == .success else {
+        guard heard.wait(timeout: .now() + 120) == .success else {
             say("not heard")
             return
         }

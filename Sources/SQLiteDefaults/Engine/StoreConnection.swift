@@ -5,7 +5,7 @@ import Foundation
 /// ``DatabaseAccess``): the `defaults` table's statements, the hook recorder, transaction
 /// nesting, and the change log.
 final class StoreConnection {
-    /// The open connection; a closed one while suspended (see ``suspend(stamp:)``).
+    /// The open connection; a closed one while suspended (see ``suspend()``).
     private(set) var database: Database
     let recorder = ChangeRecorder()
     /// Other connections' changes; nil when nobody reads them (in-memory stores, or
@@ -70,11 +70,15 @@ final class StoreConnection {
 
     /// Closes the connection but keeps everything else — the change log's position, the
     /// transaction state (none: only an idle connection is suspended) — for ``resume(with:)``.
-    func suspend(stamp: FileStamp?) {
+    /// Only for a file-backed connection.
+    func suspend() {
         guard !isClosed, !isSuspended, transactionDepth == 0 else { return }
+        let path = database.path
         release(checkpoint: false)
         isSuspended = true
-        suspendedStamp = stamp
+        // Taken after closing: closing the last connection to a file checkpoints it and removes
+        // the -wal, which changes both files once more.
+        suspendedStamp = FileStamp(path: path)
     }
 
     /// Takes a freshly opened connection to the same file in place of the suspended one.

@@ -58,8 +58,8 @@ extension StoreEngine {
                 return last != text
             }
             if isNew {
-                configuration.logger.warning("SQLiteDefaults: checking for changes by other connections failed; will retry",
-                                             metadata: ["path": "\(path ?? "")", "error": "\(text)"])
+                configuration.logger.info("SQLiteDefaults: checking for changes by other connections failed; will retry",
+                                          metadata: ["path": "\(path ?? "")", "error": "\(text)"])
             }
         }
         delivery.deliver()
@@ -140,8 +140,8 @@ extension StoreEngine {
                     do {
                         try reopened.withReadTransaction { try resync(reopened) }
                     } catch {
-                        configuration.logger.warning("SQLiteDefaults: comparing keys after the file was replaced failed",
-                                                     metadata: ["path": "\(realPath)", "error": "\(error)"])
+                        configuration.logger.info("SQLiteDefaults: comparing keys after the file was replaced failed",
+                                                  metadata: ["path": "\(realPath)", "error": "\(error)"])
                     }
                     return
                 } catch {
