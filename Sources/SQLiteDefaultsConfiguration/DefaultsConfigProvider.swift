@@ -97,13 +97,18 @@ extension DefaultsConfigProvider: ConfigProvider {
         return LookupResult(encodedKey: name, value: try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets))
     }
 
-    /// The same as ``value(forKey:type:)``: the store is local, so there is nothing further to
-    /// fetch. A value committed by another process is seen here at once, even before the
-    /// store's change monitor has announced it.
+    /// The key's value read from the database itself, bypassing the store's cache: a commit by
+    /// another process (`prefs write`, the `sqlite3` shell) is seen as soon as it returned, even
+    /// before the store's change monitor has announced it (typically well under a millisecond
+    /// later). It reads the table in one read transaction, so prefer ``value(forKey:type:)``
+    /// (served from the cache) on hot paths, and fetch where "the next request sees the write"
+    /// must hold.
     ///
     /// - Throws: the errors of ``value(forKey:type:)``.
     public func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws -> LookupResult {
-        try value(forKey: key, type: type)
+        let name = try RowKey.name(of: key)
+        let row = try store.entries().first { $0.key == name }?.value
+        return LookupResult(encodedKey: name, value: try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets))
     }
 
     /// Calls `updatesHandler` with a sequence that yields the key's current value (or the error

@@ -289,6 +289,8 @@ struct DefaultsConfigProviderTests {
         try await Prefs.run(database: test.path, ["write", "features.beta", "1", "--type", "bool"])
         await beta.waitFor { $0 == true }
         try await Prefs.run(database: test.path, ["write", "limits.requests", "250", "--type", "int"])
+        // fetch reads the database itself: the write is there the moment prefs returned.
+        #expect(try await config.fetchInt(forKey: "limits.requests") == 250)
         await limit.waitFor { $0 == 250 }
 
         try await shell(test.path, "UPDATE defaults SET value = 500 WHERE key = 'limits.requests';")

@@ -19,7 +19,11 @@ final class WriteFailureReporter: Sendable {
     }
 
     func report(_ error: DefaultsError, operation: String) {
-        logger.error("SQLiteDefaults: \(operation) failed: \(error)", metadata: error.key.map { ["key": "\($0)"] } ?? [:])
+        // The caller receives the failure (writeFailures, lastWriteFailure): debug, as swift-log
+        // asks of a library, with the details as metadata.
+        var metadata: Logger.Metadata = ["operation": "\(operation)", "code": "\(error.code)", "error": "\(error)"]
+        if let key = error.key { metadata["key"] = "\(key)" }
+        logger.debug("SQLiteDefaults: a non-throwing write failed", metadata: metadata)
         let subscribers = state.withLock { state in
             state.last = error
             state.count += 1
