@@ -1,7 +1,7 @@
 public import Configuration
 public import SQLiteDefaults
 
-/// A swift-configuration `ConfigProvider` that reads a ``SQLiteDefaults/DefaultsStore``, and
+/// A swift-configuration `ConfigProvider` that reads a `DefaultsStore`, and
 /// pushes every committed change of a key to its watchers — whoever made it: this process,
 /// another process, `prefs write`, or the `sqlite3` shell.
 ///
@@ -21,11 +21,11 @@ public import SQLiteDefaults
 /// **Keys.** A configuration key's components are joined by `"."` to name a row of the
 /// `defaults` table: `"http.port"` (components `["http", "port"]`) reads the row whose key is
 /// `http.port`. A key with no components, an empty component, or a component that itself holds
-/// a `"."` names no row unambiguously and fails with ``SQLiteDefaults/DefaultsError`` code
+/// a `"."` names no row unambiguously and fails with `DefaultsError` code
 /// `.invalidKey`. To keep an application's keys under a prefix, wrap the provider:
 /// `DefaultsConfigProvider(store: store).prefixKeys(with: "myapp")`. The key's context is ignored.
 ///
-/// **Values.** Each ``Configuration/ConfigType`` reads the row the way the matching
+/// **Values.** Each `ConfigType` reads the row the way the matching
 /// `DefaultsKey` writes it:
 ///
 /// | `ConfigType` | row in `defaults` |
@@ -37,9 +37,9 @@ public import SQLiteDefaults
 /// | `.bytes` | BLOB |
 /// | `.stringArray`, `.intArray`, `.doubleArray`, `.boolArray`, `.byteChunkArray` | JSON TEXT, as `DefaultsKey<[String]>`, `<[Int]>`, `<[Double]>`, `<[Bool]>`, `<[Data]>` store them |
 ///
-/// A missing row (or a row holding SQL NULL) is a `nil` value, so a ``Configuration/ConfigReader``
+/// A missing row (or a row holding SQL NULL) is a `nil` value, so a `ConfigReader`
 /// falls back to the next provider or the default. A row that cannot be read as the asked type
-/// throws ``SQLiteDefaults/DefaultsError`` naming the key (`.typeMismatch` for the wrong storage
+/// throws `DefaultsError` naming the key (`.typeMismatch` for the wrong storage
 /// class, `.decodingFailed` for a JSON array or a 0/1 flag that does not decode); a
 /// `ConfigReader` turns that into the default (`int(forKey:default:)`) or rethrows it
 /// (`requiredInt(forKey:)`). A closed store throws `.closed`.
@@ -88,7 +88,7 @@ extension DefaultsConfigProvider: ConfigProvider {
     /// before and nobody changed it since).
     ///
     /// - Returns: the row's value, or a `nil` value when the row is missing.
-    /// - Throws: ``SQLiteDefaults/DefaultsError`` — `.invalidKey` for a key that names no row,
+    /// - Throws: `DefaultsError` — `.invalidKey` for a key that names no row,
     ///   `.typeMismatch`/`.decodingFailed` (naming the key) for a row that cannot be read as
     ///   `type`, `.closed` after the store was closed, or the store's read errors.
     public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {

@@ -2,7 +2,7 @@ public import Logging
 public import SQLiteDefaults
 public import ServiceLifecycle
 
-/// A swift-service-lifecycle `Service` that keeps a ``SQLiteDefaults/DefaultsStore`` open while
+/// A swift-service-lifecycle `Service` that keeps a `DefaultsStore` open while
 /// the service group runs, and closes it on graceful shutdown (or cancellation).
 ///
 /// ```swift
@@ -42,7 +42,7 @@ public struct DefaultsStoreService: Service {
     /// Waits until the group shuts down gracefully, or the task is cancelled, then closes the
     /// store and returns.
     ///
-    /// - Throws: ``SQLiteDefaults/DefaultsError`` if closing the store fails (it cannot today
+    /// - Throws: `DefaultsError` if closing the store fails (it cannot today
     ///   outside a transaction of the store itself: `.misuse`).
     public func run() async throws {
         // Throws CancellationError when the task is cancelled instead: close then too.
