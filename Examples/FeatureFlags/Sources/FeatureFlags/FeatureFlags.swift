@@ -1,0 +1,101 @@
+import Configuration
+import Foundation
+import Hummingbird
+import Logging
+import SQLiteDefaults
+import SQLiteDefaultsConfiguration
+import SQLiteDefaultsServiceLifecycle
+
+/// An HTTP server whose answers depend on settings in a SQLiteDefaults file:
+///
+/// ```
+/// swift run FeatureFlags --db /tmp/flags.sqlite --port 8080
+/// curl http://127.0.0.1:8080/            # {"beta":false,"greeting":"Hello","maxItems":3}
+/// prefs --db /tmp/flags.sqlite write features.beta 1 --type bool
+/// curl http://127.0.0.1:8080/            # {"beta":true,...}: the next response, no restart
+/// ```
+///
+/// Settings (all optional): `features.beta` (bool), `greeting` (string), `limits.items` (int).
+/// The listening port comes from `--port`, else the `HTTP_PORT` environment variable, else the
+/// store's `http.port`, else 8080; port 0 picks a free one. The server prints
+/// `listening on http://HOST:PORT` once it accepts connections.
+@main
+struct FeatureFlags {
+    static func main() async throws {
+        let arguments = Arguments(CommandLine.arguments.dropFirst())
+        let logger = Logger(label: "FeatureFlags")
+        let store = try DefaultsStore(path: arguments.database)
+
+        // Environment variables first (HTTP_PORT overrides http.port), then the store.
+        let config = ConfigReader(providers: [EnvironmentVariablesProvider(), DefaultsConfigProvider(store: store)])
+        let host = arguments.host ?? config.string(forKey: "http.host", default: "127.0.0.1")
+        let port = arguments.port ?? config.int(forKey: "http.port", default: 8080)
+
+        let router = Router()
+        // `fetch` reads the database itself, so a `prefs write` that returned is in the very
+        // next response; `config.bool(forKey:)` (the cache) would see it within a millisecond.
+        router.get("/") { _, _ -> Flags in
+            try await Flags(config: config)
+        }
+        router.get("/items") { _, _ -> String in
+            let limit = try await config.fetchInt(forKey: "limits.items", default: 3)
+            return (1...max(1, limit)).map { "item \($0)" }.joined(separator: "\n") + "\n"
+        }
+        router.get("/beta") { _, _ -> String in
+            guard try await config.fetchBool(forKey: "features.beta", default: false) else {
+                throw HTTPError(.notFound, message: "beta is off\n")
+            }
+            return "welcome to the beta\n"
+        }
+
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port), serverName: "FeatureFlags"),
+            // The store service comes first in the group, so it is shut down last: the server
+            // drains its requests while the store is still open, then the store closes.
+            services: [DefaultsStoreService(store: store, logger: logger)],
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                // Unbuffered, so a parent reading the pipe sees it at once.
+                FileHandle.standardOutput.write(Data("listening on http://\(host):\(bound)\n".utf8))
+            },
+            logger: logger
+        )
+        try await app.runService()
+    }
+}
+
+/// What `GET /` answers.
+struct Flags: ResponseEncodable {
+    var beta: Bool
+    var greeting: String
+    var maxItems: Int
+
+    init(config: ConfigReader) async throws {
+        beta = try await config.fetchBool(forKey: "features.beta", default: false)
+        greeting = try await config.fetchString(forKey: "greeting", default: "Hello")
+        maxItems = try await config.fetchInt(forKey: "limits.items", default: 3)
+    }
+}
+
+/// `--db PATH`, `--host HOST`, `--port N`.
+struct Arguments {
+    var database = FileManager.default.temporaryDirectory.appendingPathComponent("feature-flags.sqlite").path
+    var host: String?
+    var port: Int?
+
+    init(_ arguments: ArraySlice<String>) {
+        var rest = arguments[...]
+        while let option = rest.popFirst() {
+            let value = rest.popFirst()
+            switch option {
+            case "--db": if let value { database = value }
+            case "--host": host = value
+            case "--port": port = value.flatMap(Int.init)
+            default:
+                FileHandle.standardError.write(Data("usage: FeatureFlags [--db PATH] [--host HOST] [--port N]\n".utf8))
+                exit(2)
+            }
+        }
+    }
+}
