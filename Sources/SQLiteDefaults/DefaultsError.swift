@@ -154,6 +154,7 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
     /// Whether the process (or the system) ran out of file descriptors.
     var isOutOfDescriptors: Bool { systemErrno == EMFILE || systemErrno == ENFILE }
 
+    /// The message, followed by SQLite's code and message where SQLite reported the failure.
     public var description: String {
         var text = message
         if let sqliteCode {

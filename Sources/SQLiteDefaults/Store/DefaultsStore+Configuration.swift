@@ -40,7 +40,9 @@ extension DefaultsStore {
         public var safetyPollInterval: Duration = .seconds(2)
         /// How changes by other connections are noticed. Default ``ExternalChangeDetection/automatic``.
         public var externalChangeDetection: ExternalChangeDetection = .automatic
-        /// Where failures of non-throwing writes and background checks are logged.
+        /// Where the store logs: failures of non-throwing writes (at `.debug`: they also reach
+        /// ``DefaultsStore/writeFailures``), background checks, a fallback to polling. Default: a
+        /// logger labelled `SQLiteDefaults`, from whatever `LoggingSystem` the process bootstrapped.
         public var logger: Logger = Logger(label: "SQLiteDefaults")
 
         /// The defaults described on each property.

@@ -33,12 +33,19 @@ public final class DefaultsStore: Sendable {
     ///   `.cannotCreateDirectory`, `.cannotOpen`, `.readOnly`, `.notADatabase` or
     ///   `.newerSchema` (the file is left untouched in the last two cases),
     ///   `.migrationFailed`, `.busy`.
+    ///
+    /// - Parameters:
+    ///   - path: the database file; relative paths are taken from the current directory.
+    ///   - configuration: how the store opens and runs the database.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         core = try StoreEngine(path: FileSetup.absolutePath(path), configuration: configuration)
         core.start()
     }
 
     /// Opens (creating if needed) the database at a file URL.
+    /// - Parameters:
+    ///   - url: a `file:` URL of the database.
+    ///   - configuration: how the store opens and runs the database.
     /// - Throws: the errors of ``init(path:configuration:)``.
     public convenience init(url: URL, configuration: Configuration = Configuration()) throws {
         try self.init(path: url.path, configuration: configuration)
@@ -52,6 +59,7 @@ public final class DefaultsStore: Sendable {
     /// nothing shared with other stores or processes.
     /// - Throws: ``DefaultsError`` if SQLite cannot allocate the database, or
     ///   `.invalidConfiguration`.
+    /// - Parameter configuration: how the store runs the database (file-only settings are ignored).
     public static func inMemory(configuration: Configuration = Configuration()) throws -> DefaultsStore {
         try DefaultsStore(inMemoryWith: configuration)
     }
@@ -130,7 +138,9 @@ public final class DefaultsStore: Sendable {
         do {
             return try core.storedValue(key.name) != nil
         } catch {
-            core.configuration.logger.warning("SQLiteDefaults: contains(\(key.name)) failed: \(error)")
+            // Not reported any other way (the answer is just `false`), so worth a warning.
+            core.configuration.logger.warning("SQLiteDefaults: contains() could not read the key",
+                                              metadata: ["key": "\(key.name)", "error": "\(error)"])
             return false
         }
     }
@@ -140,7 +150,8 @@ public final class DefaultsStore: Sendable {
         do {
             return try core.keys()
         } catch {
-            core.configuration.logger.warning("SQLiteDefaults: keys() failed: \(error)")
+            core.configuration.logger.warning("SQLiteDefaults: keys() could not read the table",
+                                              metadata: ["path": "\(path ?? "memory")", "error": "\(error)"])
             return []
         }
     }
