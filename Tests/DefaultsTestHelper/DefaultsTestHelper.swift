@@ -147,8 +147,7 @@ final class LockedCounter: Sendable {
 //     DefaultsTestHelper open-many DIR N KEY       opens N stores on distinct files under DIR (100 subdirectories) after
 //                                                   raising RLIMIT_NOFILE; observes KEY (String) on the first and the last.
 //                                                   Prints "one threads T fds F inotify I" after the first,
-//                                                   "limited M of N: …" when the descriptor limit cannot hold N stores,
-//                                                   "many M seconds S threads T fds F inotify I", "path P" (the last
+//                                                   "many N seconds S threads T fds F inotify I", "path P" (the last
 //                                                   store's file) and "ready"; then "heard VALUE" on the last store's
 //                                                   first change, and exits (status 3 if nothing came within 120 s)
 //     DefaultsTestHelper observe-all DB            prints "pid PID" and "ready", then "all KEY VALUE ORIGIN" per observeAll change and
@@ -225,21 +224,13 @@ extension DefaultsTestHelper {
         edgeSay("one threads \(one.threads) fds \(one.descriptors) inotify \(one.inotifyInstances)")
         var stores: [DefaultsStore] = [first]
         stores.reserveCapacity(count)
-        var target = count
         let start = ContinuousClock.now
         for index in 1..<count {
-            if index == 100 {
-                // What one more store costs in descriptors (the first also opened the monitor's
-                // own), and how many the (raised) limit can hold.
-                let perStore = max(1, (EdgeCounts.now().descriptors - one.descriptors + 98) / 99)
-                let capacity = 1 + (Int(limit) - one.descriptors - 256) / perStore
-                if capacity < count {
-                    target = max(capacity, 200)
-                    edgeSay("limited \(target) of \(count): RLIMIT_NOFILE \(limit) holds \(capacity) stores at \(perStore) descriptors each")
-                }
+            do {
+                stores.append(try DefaultsStore(path: path(index)))
+            } catch {
+                throw DefaultsError(.cannotOpen, "store \(index + 1) of \(count) (descriptor limit \(limit)) did not open: \(error)")
             }
-            if index >= target { break }
-            stores.append(try DefaultsStore(path: path(index)))
         }
         let elapsed = (ContinuousClock.now - start).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
@@ -250,7 +241,7 @@ extension DefaultsTestHelper {
             heard.signal()
         }
         let many = EdgeCounts.now()
-        edgeSay("many \(stores.count) seconds \(String(format: "%.1f", seconds)) threads \(many.threads) fds \(many.descriptors) inotify \(many.inotifyInstances)")
+        edgeSay("many \(stores.count) seconds \(String(format: "%.1f", seconds)) threads \(many.threads) fds \(many.descriptors) inotify \(many.inotifyInstances) limit \(limit)")
         edgeSay("path \(path(stores.count - 1))")
         edgeSay("ready")
         let outcome = heard.wait(timeout: .now() + 120)

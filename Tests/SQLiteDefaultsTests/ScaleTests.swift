@@ -18,7 +18,9 @@ struct ScaleTests {
         #else
         let requested = 10_000
         #endif
-        // A child process of its own: it raises its descriptor limit, and its counts are its own.
+        // A child process of its own: it raises its soft descriptor limit to the hard one (20,000
+        // on the development machines: less than three descriptors for each of 10,000 stores),
+        // and its counts are its own.
         let child = try RunningHelper(["open-many", directory.path + "/stores", "\(requested)", "shared"])
         let one = try #require(await child.value(after: "one ", timeout: .seconds(60)).map(counts),
                                "the first store did not open: \(child.errors)")
@@ -29,14 +31,9 @@ struct ScaleTests {
         let many = counts(manyLine)
         let opened = Int(manyLine.split(separator: " ").first ?? "") ?? 0
         let path = try #require(await child.value(after: "path "))
-        let limited = await child.value(after: "limited ", timeout: .zero)
-        if let limited {
-            // The descriptor limit of this machine cannot hold 10,000 stores (about three
-            // descriptors each); say so loudly, and still hold the engine to what was opened.
-            print("ScaleTests: opened fewer stores than asked: \(limited)")
-        }
-        #expect(opened >= min(requested, 1_000), "only \(opened) stores opened")
-        #expect(opened == requested || limited != nil)
+        // Every store opens, whatever the descriptor limit (about three descriptors per open
+        // connection; past the engine's connection budget idle stores give theirs back).
+        #expect(opened == requested, "only \(opened) of \(requested) stores opened")
 
         // Bounded: the monitor's threads do not grow with the number of stores; one inotify instance.
         #expect(many.threads > 0 && many.threads <= one.threads + 4, "threads with 1 store: \(one.threads), with \(opened): \(many.threads)")
@@ -49,7 +46,7 @@ struct ScaleTests {
         #expect(heard == "from the shell", "the last of \(opened) stores did not hear the shell's write: \(child.errors)")
         #expect(await child.exitStatus(timeout: .seconds(30)) == 0)
         let seconds = Double(manyLine.split(separator: " ").dropFirst(2).first ?? "") ?? -1
-        print("ScaleTests: \(opened) stores opened in \(seconds) s (whole run \(ContinuousClock.now - startedOpening)); one store: \(one), all: \(many)")
+        print("ScaleTests: \(opened) stores opened in \(seconds) s (whole run \(ContinuousClock.now - startedOpening)); one store: \(one), all: \(many); \(manyLine)")
     }
 
     struct Counts: CustomStringConvertible {
