@@ -156,7 +156,7 @@ extension StoreEngine {
                     : "the database file \(realPath) was replaced by a file that cannot be opened (\(failure.map { "\($0)" } ?? "unknown")); open a new store",
                 path: path)
             lost.withLock { $0 = error }
-            failures.report(error, operation: "watching the database file")
+            failures.report(error, operation: "watching the database file", warns: true)
         }
         delivery.deliver()
     }

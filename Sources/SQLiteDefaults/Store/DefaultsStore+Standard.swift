@@ -144,7 +144,7 @@ extension DefaultsStore {
                 + "so nothing written in this process will be kept",
             path: location, sqliteCode: underlying?.sqliteCode, sqliteMessage: underlying?.sqliteMessage)
         let standIn = inMemoryStandIn(configuration: configuration)
-        standIn.core.failures.report(failure, operation: "opening the standard store")
+        standIn.core.failures.report(failure, operation: "opening the standard store", warns: true)
         return standIn
     }
 

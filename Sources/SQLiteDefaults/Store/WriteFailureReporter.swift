@@ -18,12 +18,18 @@ final class WriteFailureReporter: Sendable {
         self.logger = logger
     }
 
-    func report(_ error: DefaultsError, operation: String) {
-        // The caller receives the failure (writeFailures, lastWriteFailure): debug, as swift-log
-        // asks of a library, with the details as metadata.
+    /// - Parameter warns: log at `.warning` (with `operation` in the message, a fixed phrase)
+    ///   for a failure nobody asked about — the database file deleted under a running store, the
+    ///   standard store unusable. A failed non-throwing write is logged at `.debug`: its caller
+    ///   receives it on `writeFailures`, as swift-log asks of a library.
+    func report(_ error: DefaultsError, operation: String, warns: Bool = false) {
         var metadata: Logger.Metadata = ["operation": "\(operation)", "code": "\(error.code)", "error": "\(error)"]
         if let key = error.key { metadata["key"] = "\(key)" }
-        logger.debug("SQLiteDefaults: a non-throwing write failed", metadata: metadata)
+        if warns {
+            logger.warning("SQLiteDefaults: \(operation) failed", metadata: metadata)
+        } else {
+            logger.debug("SQLiteDefaults: a non-throwing write failed", metadata: metadata)
+        }
         let subscribers = state.withLock { state in
             state.last = error
             state.count += 1
