@@ -11,7 +11,7 @@ import SQLiteDefaults
 //     Ratios --profile WORKLOAD COUNT       one workload alone (valgrind --tool=callgrind)
 //
 // --smoke: tiny counts (seconds, not minutes) for CI; never fails on timing.
-// Groups: get, miss, set, notify, observers, scale, external, idle, memory.
+// Groups: get, miss, set, notify, observers, scale, external, idle, stores, memory.
 // Run through compare.sh, which preloads the malloc interposer so allocations are counted.
 
 struct Options {
@@ -29,7 +29,7 @@ struct Options {
             case "--profile":
                 profile = (iterator.next() ?? "", Int(iterator.next() ?? "") ?? 100_000)
             case "-h", "--help":
-                print("usage: Ratios [--smoke] [--only get,miss,set,notify,observers,scale,external,idle,memory]")
+                print("usage: Ratios [--smoke] [--only get,miss,set,notify,observers,scale,external,idle,stores,memory]")
                 print("       Ratios --profile WORKLOAD COUNT   run one workload COUNT times, nothing else (for valgrind/perf)")
                 print("       workloads: \(profiles.keys.sorted().joined(separator: " "))")
                 exit(0)
@@ -239,6 +239,13 @@ do {
         progress("· idle: one store with one observer, \(Int(seconds)) s")
         idle = try IdleCPU.measure(seconds: seconds)
     }
+    // Many idle stores next, while the process's memory holds little else.
+    var many: ManyStores.Result?
+    if options.wants("stores") {
+        let seconds = options.smoke ? 1.0 : 10.0
+        progress("· stores: \(ManyStores.defaultCount) stores on distinct files, each observed, idle \(Int(seconds)) s")
+        many = try ManyStores.measure(idleSeconds: seconds)
+    }
 
     if options.wants("get") {
         let r = try harness.run("get (cache hit)", [
@@ -360,6 +367,21 @@ do {
         rows.append(Row(comparison: String(format: "idle store with an observer, CPU over %.0f s", idle.seconds),
                         value: String(format: "%.1f ms", idle.cpuMilliseconds), target: "~0", verdict: idle.cpuMilliseconds < 20 * idle.seconds / 10 ? "met" : "MISSED",
                         detail: String(format: "%.4f%% of a core, %d wake-ups", idle.cpuMilliseconds / (idle.seconds * 10), idle.voluntarySwitches)))
+    }
+
+    if let many {
+        let label = "\(many.stores) open stores (each observed, idle)"
+        rows.append(Row(comparison: "\(label): threads of the process", value: "\(many.threads)", target: "bounded",
+                        verdict: many.threads <= many.threadsWithOne + 4 ? "met" : "MISSED",
+                        detail: "\(many.threadsWithOne) with one store"))
+        rows.append(Row(comparison: "\(label): descriptors per store", value: String(format: "%.2f", many.descriptorsPerStore), target: "",
+                        verdict: "", detail: "\(many.descriptors) in all (limit \(many.descriptorLimit)), \(many.inotifyInstances) inotify instance(s)"))
+        rows.append(Row(comparison: "\(label): memory per idle store", value: String(format: "%.1f KiB", many.residentBytesPerStore / 1_024),
+                        target: "", verdict: "", detail: "resident set growth / stores; open + observe \(formatTime(many.openMicroseconds * 1_000)) per store"))
+        rows.append(Row(comparison: String(format: "\(label): CPU over %.0f s", many.idleSeconds),
+                        value: String(format: "%.1f ms", many.idleCPUMilliseconds), target: "~0",
+                        verdict: many.idleCPUMilliseconds < 20 * many.idleSeconds / 10 ? "met" : "MISSED",
+                        detail: String(format: "%.4f%% of a core, %d wake-ups", many.idleCPUMilliseconds / (many.idleSeconds * 10), many.idleWakeups)))
     }
 
     if options.wants("memory") {
