@@ -127,7 +127,7 @@ final class FileMonitor: Sendable {
                 }
             }
             if fallback != nil { file.pollInterval = Self.nanoseconds(Self.fallbackPollInterval) }
-            file.nextSafety = now + (file.pollInterval ?? file.safetyPoll)
+            file.nextSafety = FileMonitor.deadline(after: file.pollInterval ?? file.safetyPoll, from: now)
             state.files[id] = file
             if file.pollInterval == nil { state.armWalWatch(id) }
             state.startThreadIfNeeded()
@@ -202,6 +202,14 @@ final class FileMonitor: Sendable {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
+    /// `interval` after `now`, rounded up to a tenth of the interval (at most 100 ms): polls of
+    /// many files fall on shared instants, so 10,000 stores wake the thread about ten times a
+    /// second for their safety polls, not five thousand times.
+    static func deadline(after interval: UInt64, from now: UInt64) -> UInt64 {
+        let granularity = max(1_000_000, min(interval / 10, 100_000_000))
+        return ((now + interval) / granularity + 1) * granularity
+    }
+
     static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0, attoseconds >= 0 else { return 1_000_000 }
@@ -238,6 +246,9 @@ private struct WatchedFile {
     var directoryWatch: Int32?
     /// The armed one-shot watch on the `-wal`; nil while none is armed.
     var walWatch: Int32?
+    /// The `-wal` was missing when last armed: not tried again until the directory watch sees
+    /// it created (saves a failing system call per safety poll of an idle file).
+    var walMissing = false
     /// An event seen and not yet handled.
     var pending: MonitorEvent?
     /// When the next event-driven check or re-check runs; nil when none is planned.
@@ -317,17 +328,17 @@ private struct State {
     /// directory watch sees it created). A refusal other than "no such file" means this file
     /// cannot be watched: it is polled from now on.
     mutating func armWalWatch(_ id: UInt64) {
-        guard var file = files[id], file.pollInterval == nil, file.walWatch == nil, let inotifyQueue else { return }
+        guard var file = files[id], file.pollInterval == nil, file.walWatch == nil, !file.walMissing, let inotifyQueue else { return }
         switch inotifyQueue.addWatch(file.directory + "/" + file.walName, mask: UInt32(IN_MODIFY) | UInt32(IN_ONESHOT)) {
         case .success(let watch):
             file.walWatch = watch
             if walWatches[watch, default: []].contains(id) == false { walWatches[watch, default: []].append(id) }
         case .failure(let error) where error.code == ENOENT:
-            break
+            file.walMissing = true
         case .failure(let error):
             file.pollInterval = FileMonitor.nanoseconds(FileMonitor.fallbackPollInterval)
             file.fallbackReason = "cannot watch \(file.directory)/\(file.walName): \(error.description)"
-            file.nextSafety = min(file.nextSafety, FileMonitor.now() + file.pollInterval!)
+            file.nextSafety = min(file.nextSafety, FileMonitor.deadline(after: file.pollInterval!, from: FileMonitor.now()))
         }
         files[id] = file
     }
@@ -402,6 +413,7 @@ private struct State {
                 for id in ids { mark(id, structural ? .databaseFileEvent : .filesChanged, now: now) }
             } else if name.hasSuffix("-wal"), let ids = byName[String(name.dropLast(4))] {
                 for id in ids {
+                    files[id]?.walMissing = false
                     // A new -wal is a new inode: an armed watch (if any) is on the old one.
                     if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0, let old = files[id]?.walWatch {
                         files[id]?.walWatch = nil
@@ -418,9 +430,14 @@ private struct State {
     /// The handler calls due now; their files are marked running (and their `-wal` watch
     /// re-armed first, so a commit that starts from now on raises an event of its own).
     mutating func takeDue(now: UInt64) -> [DueRun] {
+        // The due files first, then the changes: writing to `files` while iterating it would
+        // copy the whole dictionary for every due file.
+        var dueIDs: [UInt64] = []
+        for (id, file) in files where !file.isRunning && file.deadline <= now { dueIDs.append(id) }
         var due: [DueRun] = []
-        for (id, file) in files where !file.isRunning && file.deadline <= now {
-            var file = file
+        due.reserveCapacity(dueIDs.count)
+        for id in dueIDs {
+            guard var file = files.removeValue(forKey: id) else { continue }
             let event: MonitorEvent
             let fromEvent = file.pending != nil
             if let pending = file.pending {
@@ -444,7 +461,7 @@ private struct State {
     mutating func schedule(_ run: DueRun, outcome: MonitorOutcome, now: UInt64) {
         guard var file = files[run.id] else { return }  // unregistered meanwhile
         file.isRunning = false
-        file.nextSafety = now + (file.pollInterval ?? file.safetyPoll)
+        file.nextSafety = FileMonitor.deadline(after: file.pollInterval ?? file.safetyPoll, from: now)
         if file.pollInterval == nil {
             if run.fromEvent {
                 file.rechecks = ArraySlice(FileMonitor.quickRechecks + FileMonitor.slowRechecks)
