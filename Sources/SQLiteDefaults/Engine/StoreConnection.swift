@@ -71,14 +71,17 @@ final class StoreConnection {
     /// Closes the connection but keeps everything else — the change log's position, the
     /// transaction state (none: only an idle connection is suspended) — for ``resume(with:)``.
     /// Only for a file-backed connection.
-    func suspend() {
-        guard !isClosed, !isSuspended, transactionDepth == 0 else { return }
+    /// - Returns: whether it was suspended (not when closed, already suspended or in a transaction).
+    @discardableResult
+    func suspend() -> Bool {
+        guard !isClosed, !isSuspended, transactionDepth == 0 else { return false }
         let path = database.path
         release(checkpoint: false)
         isSuspended = true
         // Taken after closing: closing the last connection to a file checkpoints it and removes
         // the -wal, which changes both files once more.
         suspendedStamp = FileStamp(path: path)
+        return true
     }
 
     /// Takes a freshly opened connection to the same file in place of the suspended one.

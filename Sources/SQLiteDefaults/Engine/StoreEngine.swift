@@ -109,9 +109,8 @@ final class StoreEngine: Sendable {
     /// Closes the connection to save descriptors, unless it is in use; called by the budget.
     func suspendIfIdle() {
         let suspended = try? access.withStateIfAvailable { connection -> Bool in
-            guard !isClosed, !connection.isSuspended, connection.transactionDepth == 0, realPath != nil else { return false }
-            connection.suspend()
-            return true
+            guard !isClosed, realPath != nil else { return false }
+            return connection.suspend()
         }
         if suspended == true { ConnectionBudget.shared.closed(self) }
     }
