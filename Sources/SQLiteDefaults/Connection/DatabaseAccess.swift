@@ -5,14 +5,13 @@ import Synchronization
 /// come back in: code running inside `transaction { }` (or a `Decodable` init called while
 /// reading) may use the store again without deadlocking, and joins the work in progress.
 final class DatabaseAccess<State>: @unchecked Sendable {
-    // Sendable proof: `state` is only read or replaced inside `withState` (or
-    // `replaceState`, called from inside it), which either takes `lock`
+    // Sendable proof: `state` is only touched inside `withState`, which either takes `lock`
     // or runs on the thread that already holds it. `owner` is an atomic that holds the id of
     // the thread holding `lock` (0 when free); a thread can only ever read its own id there
     // if it stored it itself while holding the lock, so the reentrant path never races.
     private let lock = Mutex<Void>(())
     private let owner = Atomic<UInt>(0)
-    private var state: State
+    private let state: State
 
     init(state: State) {
         self.state = state
@@ -53,13 +52,6 @@ final class DatabaseAccess<State>: @unchecked Sendable {
         }
         guard acquired != nil, let result else { return nil }
         return try result.get()
-    }
-
-    /// Puts a new state (a reopened connection) in place of the current one. Call only from
-    /// inside `withState`, whose body keeps using the state it was handed.
-    func replaceState(_ newState: State) {
-        precondition(isHeldByCurrentThread, "replaceState outside withState")
-        state = newState
     }
 
     private static var currentThreadID: UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }

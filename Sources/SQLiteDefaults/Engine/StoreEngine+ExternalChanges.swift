@@ -113,51 +113,23 @@ extension StoreEngine {
 
     /// Called when the database file itself was touched: notices a deletion or replacement.
     ///
-    /// A file put in place of the one opened (a copy moved over it, a restore by renaming) is
-    /// opened in its place, checked and migrated as any file is, and every key is compared with
-    /// what the cache and the observers last saw. A file deleted, or replaced by one that cannot
-    /// be opened, makes every later call fail with `.databaseReplaced`: writes would be lost.
+    /// A store cannot follow a file put in place of the one it opened: SQLite never
+    /// checkpoints a database that was moved or unlinked, so the old file's `-wal` stays
+    /// beside the new one, and replaying it into the new file would mix two databases (the
+    /// open would be refused anyway, see ``WalOwnership``). So every later call fails with
+    /// `.databaseReplaced`, the failure is logged and reported, and both files are left as
+    /// they are; open a new store once the stale `-wal` is moved away.
     func checkFileIdentity() {
         guard let realPath, lost.withLock({ $0 }) == nil, !isClosed else { return }
-        let known = fileIdentity.withLock { $0 }
         let current = FileIdentity(path: realPath)
-        guard current != known else { return }
-        try? access.withState { connection in
-            guard !isClosed, lost.withLock({ $0 }) == nil, connection.transactionDepth == 0 else { return }
-            let wasSuspended = connection.isSuspended
-            var failure: (any Error)?
-            if current != nil {
-                // Closing first: the old file's -wal (which sits at the same name) is
-                // checkpointed into the old file and removed, not replayed into the new one.
-                connection.close()
-                do {
-                    let reopened = try StoreOpener.open(realPath: realPath, configuration: configuration)
-                    access.replaceState(reopened)
-                    if wasSuspended { ConnectionBudget.shared.opened(self) }
-                    fileIdentity.withLock { $0 = FileIdentity(path: realPath) }
-                    configuration.logger.info("SQLiteDefaults: the database file was replaced; reopened it and compared every key",
-                                              metadata: ["path": "\(realPath)"])
-                    do {
-                        try reopened.withReadTransaction { try resync(reopened) }
-                    } catch {
-                        configuration.logger.info("SQLiteDefaults: comparing keys after the file was replaced failed",
-                                                  metadata: ["path": "\(realPath)", "error": "\(error)"])
-                    }
-                    return
-                } catch {
-                    failure = error
-                }
-            }
-            // Set under the database lock: no call can reach a closed connection in between.
-            let error = DefaultsError(
-                .databaseReplaced,
-                current == nil
-                    ? "the database file \(realPath) was deleted while the store had it open; writes would be lost, so they are refused"
-                    : "the database file \(realPath) was replaced by a file that cannot be opened (\(failure.map { "\($0)" } ?? "unknown")); open a new store",
-                path: path)
-            lost.withLock { $0 = error }
-            failures.report(error, operation: "watching the database file", warns: true)
-        }
-        delivery.deliver()
+        guard current != fileIdentity else { return }
+        let error = DefaultsError(
+            .databaseReplaced,
+            current == nil
+                ? "the database file \(realPath) was deleted while the store had it open; writes would be lost, so they are refused"
+                : "the database file \(realPath) was replaced by another file while the store had it open; the old file's -wal is still beside it, so both were left untouched: move the -wal away and open a new store",
+            path: path)
+        lost.withLock { $0 = error }
+        failures.report(error, operation: "watching the database file", warns: true)
     }
 }

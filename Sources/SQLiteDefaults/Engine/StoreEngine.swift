@@ -28,7 +28,7 @@ final class StoreEngine: Sendable {
     /// Set when the database file was deleted or replaced underneath the store.
     let lost = Mutex<DefaultsError?>(nil)
     /// (device, inode) of the file opened, to recognise a replacement.
-    let fileIdentity: Mutex<FileIdentity?>
+    let fileIdentity: FileIdentity?
     let registration = Mutex<MonitorRegistration?>(nil)
     /// When the connection was last used, on ``ConnectionBudget``'s use clock.
     private let lastUseTick = Atomic<UInt64>(0)
@@ -46,13 +46,13 @@ final class StoreEngine: Sendable {
             self.path = path
             self.realPath = realPath
             access = DatabaseAccess(state: try StoreOpener.open(realPath: realPath, configuration: configuration))
-            fileIdentity = Mutex(FileIdentity(path: realPath))
+            fileIdentity = FileIdentity(path: realPath)
             cacheIsCurrent = configuration.observesExternalChanges
         } else {
             self.path = nil
             realPath = nil
             access = DatabaseAccess(state: try StoreOpener.open(realPath: nil, configuration: configuration))
-            fileIdentity = Mutex(nil)
+            fileIdentity = nil
             cacheIsCurrent = true
         }
     }

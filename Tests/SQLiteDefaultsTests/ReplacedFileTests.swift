@@ -1,0 +1,37 @@
+import DefaultsTestSupport
+import Foundation
+import SQLiteDefaults
+import Testing
+
+/// A database file replaced under a running store (a copy moved over it). SQLite never
+/// checkpoints a moved database, so the old file's `-wal` stays beside the new one: the store
+/// reports `.databaseReplaced`, refuses writes that would be lost, and leaves both files as they
+/// are — the replacement's own data is intact once the stale `-wal` is moved away.
+@Suite("Replaced database file")
+struct ReplacedFileTests {
+    @Test("a database moved over the open one: .databaseReplaced, writes refused, both files untouched")
+    func aReplacementIsReportedAndLeftUntouched() async throws {
+        let directory = try TemporaryDirectory()
+        let name = DefaultsKey<String>("name", default: "")
+        let other = directory.path + "/other.sqlite"
+        do {
+            let replacement = try DefaultsStore(path: other)
+            replacement[name] = "from the replacement"
+            try replacement.close()
+        }
+        let store = try DefaultsStore(path: directory.database)
+        store[name] = "before"
+        let failures = store.writeFailures
+        let replacementBytes = try Data(contentsOf: URL(fileURLWithPath: other))
+        #expect(rename(other, directory.database) == 0)
+        var iterator = failures.makeAsyncIterator()
+        #expect(await iterator.next()?.code == .databaseReplaced)
+        let refused = #expect(throws: DefaultsError.self) { try store.set("lost?", for: name) }
+        #expect(refused?.code == .databaseReplaced)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.database)) == replacementBytes)
+        // Moving the stale -wal away leaves the replacement exactly as it was written.
+        try? FileManager.default.removeItem(atPath: directory.database + "-wal")
+        try? FileManager.default.removeItem(atPath: directory.database + "-shm")
+        #expect(try DefaultsStore(path: directory.database)[name] == "from the replacement")
+    }
+}
