@@ -48,6 +48,7 @@ let package = Package(
             name: "SQLiteDefaults",
             dependencies: [
                 "CSQLiteDefaults",
+                "SanitizerMutex",
                 .product(name: "Logging", package: "swift-log"),
             ],
             plugins: ["EmbedMigrations"]
@@ -68,7 +69,9 @@ let package = Package(
             dependencies: ["SQLiteDefaults", "SQLiteDefaultsMacros"]
         ),
         // Child processes with their output read line by line: for `prefs demo` and the tests.
-        .target(name: "ChildProcesses"),
+        .target(name: "ChildProcesses", dependencies: ["SanitizerMutex"]),
+        // Empty except under Scripts/sanitize.sh: a pthread lock ThreadSanitizer can follow.
+        .target(name: "SanitizerMutex"),
         // The CLI's own text formats (JSON reader, export format, ISO 8601, value text), pure
         // and unit-tested; not a product.
         .target(
@@ -87,7 +90,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "DefaultsTestHelper",
-            dependencies: ["SQLiteDefaults"],
+            dependencies: ["SQLiteDefaults", "SanitizerMutex"],
             path: "Tests/DefaultsTestHelper"
         ),
         // Test support shared by the test suites (not a product).
@@ -98,7 +101,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteDefaultsTests",
-            dependencies: ["SQLiteDefaults", "CSQLiteDefaults", "ChildProcesses", "DefaultsTestSupport", "DefaultsTestHelper"]
+            dependencies: [
+                "SQLiteDefaults", "CSQLiteDefaults", "ChildProcesses", "DefaultsTestSupport", "DefaultsTestHelper",
+                "SanitizerMutex",
+            ]
         ),
         .executableTarget(
             name: "ReliabilityHelper",

@@ -1,45 +1,7 @@
 #if SQLITEDEFAULTS_PTHREAD_MUTEX
-import Foundation
+import SanitizerMutex
 
-/// A pthread-based stand-in for `Synchronization.Mutex`, compiled only when
-/// `Scripts/sanitize.sh` builds with `-DSQLITEDEFAULTS_PTHREAD_MUTEX`; it then shadows the
-/// standard `Mutex` inside this module.
-///
-/// Why: on Linux (Swift 6.3) ThreadSanitizer does not see the ordering `Synchronization.Mutex`
-/// provides when it is contended, and reports every access behind it as a race (two threads
-/// incrementing a counter under it get the exact count, yet TSan reports a race). TSan does
-/// intercept pthread mutexes, so under this lock a report means a real race. Release builds
-/// never use it.
-final class Mutex<Value>: @unchecked Sendable {
-    // Sendable proof: `value` is only touched inside `withLock`, between lock and unlock of
-    // `mutex`; both live in allocations made once that never move.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let value: UnsafeMutablePointer<Value>
-
-    init(_ value: Value) {
-        self.value = .allocate(capacity: 1)
-        self.value.initialize(to: value)
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-        value.deinitialize(count: 1)
-        value.deallocate()
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value.pointee)
-    }
-
-    func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
-        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value.pointee)
-    }
-}
+/// Under `Scripts/sanitize.sh` this module's locks are pthread mutexes, which ThreadSanitizer
+/// understands (see `PthreadMutex`); every other build uses `Synchronization.Mutex`.
+typealias Mutex = PthreadMutex
 #endif
