@@ -13,6 +13,9 @@ struct ChangeLogTests {
         let rows = Int(try sqlite3(directory.database, "SELECT count(*) FROM defaults_changes")) ?? -1
         #expect(rows > 0)
         #expect(rows <= 11_000)
+        // Pruning never hands a number out twice: each of the 12,500 changes got its own.
+        #expect(try sqlite3(directory.database, "SELECT max(seq) FROM defaults_changes") == "12500")
+        #expect(try sqlite3(directory.database, "SELECT key FROM defaults_changes ORDER BY seq DESC LIMIT 1") == "k9")
     }
 
     @Test func aStoreThatMissedPrunedEntriesRereadsWhatItObserves() throws {
@@ -20,9 +23,9 @@ struct ChangeLogTests {
         let store = try DefaultsStore(path: directory.database)
         store[.name] = "start"
         let (token, seen) = collect(store, .name)
-        // Another writer jumps the log's sequence, as if entries this store never read were pruned.
+        // Another writer leaves a gap in the log, as if entries this store never read were pruned.
         try sqlite3(directory.database, """
-            UPDATE sqlite_sequence SET seq = seq + 500 WHERE name = 'defaults_changes';
+            INSERT INTO defaults_changes(seq, key) SELECT max(seq) + 500, 'unrelated' FROM defaults_changes;
             UPDATE defaults SET value = 'after gap' WHERE key = 'name';
             """)
         #expect(seen.wait(count: 1))

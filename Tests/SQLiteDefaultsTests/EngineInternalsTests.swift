@@ -34,6 +34,36 @@ struct EngineInternalsTests {
         #expect(count >= 5, "safety polls in 1.5 s of unrelated events: \(count)")
     }
 
+    @Test("safety polls of many files are spread out (one per interval per file at most, one per spacing in all), and come back to full rate when the others go")
+    func safetyPollsOfManyFilesAreSpreadOut() async throws {
+        let directory = try TemporaryDirectory()
+        // An interval no other test uses, so only these files share its timeline.
+        let interval = Duration.milliseconds(97)
+        let polls = Mutex<[Int: Int]>([:])
+        func register(_ index: Int) -> MonitorRegistration {
+            let path = directory.path + "/f\(index).sqlite"
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
+            return FileMonitor.shared.register(realPath: path, mode: .fileEvents, safetyPoll: interval, logger: .init(label: "test")) { event in
+                if case .safetyPoll = event { polls.withLock { $0[index, default: 0] += 1 } }
+                return .nothingNew
+            }
+        }
+        var registrations = (0..<50).map(register)
+        try await Task.sleep(for: .milliseconds(1_500))
+        let crowded = polls.withLock { $0.values.reduce(0, +) }
+        // Every file at every interval would be about 770 polls; one per 97 ms is about 15.
+        #expect(crowded >= 3 && crowded <= 40, "safety polls of 50 files in 1.5 s: \(crowded)")
+
+        for registration in registrations.dropFirst() { registration.cancel() }
+        registrations = [registrations[0]]
+        try await Task.sleep(for: .milliseconds(50 * 97 + 200))  // the first file's slot may lie 50 spacings ahead
+        polls.withLock { $0 = [:] }
+        try await Task.sleep(for: .milliseconds(1_000))
+        let alone = polls.withLock { $0[0] ?? 0 }
+        #expect(alone >= 5, "safety polls of the one file left in 1 s: \(alone)")
+        registrations[0].cancel()
+    }
+
     @Test("finding 10: tombstones of removed keys are bounded; observed keys keep theirs")
     func tombstonesAreBounded() throws {
         let directory = try TemporaryDirectory()

@@ -42,6 +42,34 @@ struct MigrationTests {
         #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
     }
 
+    @Test("migration 5: a version-4 file keeps its log, and no sequence number AUTOINCREMENT handed out comes back")
+    func theLogLosesAutoincrementAndKeepsItsNumbers() throws {
+        let directory = try TemporaryDirectory()
+        let version4 = Migration.embedded.prefix { $0.version <= 4 }.map(\.sql).joined(separator: "\n")
+        try sqlite3(directory.database, version4 + """
+
+            PRAGMA user_version = 4;
+            INSERT INTO defaults VALUES ('a', 1), ('b', 2), ('c', 3);
+            DELETE FROM defaults_changes WHERE seq = 3;  -- the newest entry, deleted by hand
+            """)
+        #expect(try sqlite3(directory.database, "SELECT seq FROM sqlite_sequence") == "3")
+        let store = try DefaultsStore(path: directory.database)
+        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        #expect(try sqlite3(directory.database, "SELECT sql FROM sqlite_master WHERE name = 'defaults_changes'").contains("AUTOINCREMENT") == false)
+        // The entries are carried over; the deleted newest number is held by a marker.
+        #expect(try sqlite3(directory.database, "SELECT group_concat(seq || ':' || key, ' ') FROM defaults_changes") == "1:a 2:b 3:b")
+        try store.set(9, for: DefaultsKey<Int>("d", default: 0))
+        #expect(try sqlite3(directory.database, "SELECT seq, key FROM defaults_changes ORDER BY seq DESC LIMIT 1") == "4|d")
+        // The shell's writes are still logged by the new triggers, and heard.
+        let seen = Collected<Int>()
+        let token = store.observe(DefaultsKey<Int>("a", default: 0)) { seen.append($0.newValue) }
+        try sqlite3(directory.database, "UPDATE defaults SET value = 10 WHERE key = 'a'")
+        #expect(seen.wait(count: 1))
+        #expect(seen.all == [10])
+        #expect(try sqlite3(directory.database, "SELECT seq, key FROM defaults_changes ORDER BY seq DESC LIMIT 1") == "5|a")
+        _ = token
+    }
+
     @Test func aFailingMigrationRollsBackAndIsNamed() throws {
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.database, create: true)

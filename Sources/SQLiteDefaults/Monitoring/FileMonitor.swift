@@ -78,16 +78,26 @@ final class FileMonitor: Sendable {
     /// Structural directory events only: a directory watch with `IN_MODIFY` would make every
     /// write to any file in the directory build an event.
     static let directoryMask = UInt32(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
-    /// Nanoseconds before each quick re-check of a wake-up that found nothing new (about 50,
-    /// 150 and 300 µs after it): the commit that woke us is usually published by then.
-    static let quickRechecks: [UInt64] = [50_000, 100_000, 150_000]
+    /// Nanoseconds before each quick re-check of a wake-up that found nothing new (about 20,
+    /// 60, 140 and 300 µs after it). A commit writes its frames to the `-wal` — the first write
+    /// wakes us — and publishes them a few microseconds later, so the first re-check usually
+    /// finds it.
+    static let quickRechecks: [UInt64] = [20_000, 40_000, 80_000, 160_000]
     /// Nanoseconds before each later re-check, each after the one before (about 1, 4, 14 and
     /// 114 ms after a wake-up): a writer descheduled between writing its frames and publishing
     /// its commit is still seen without waiting for the safety poll.
     static let slowRechecks: [UInt64] = [1_000_000, 3_000_000, 10_000_000, 100_000_000]
-    /// After a wake-up, a file's next event waits this long: a busy writer (often this
-    /// process) then wakes the thread at most once per cooldown for that file.
+    /// After a wake-up that found nothing new (in practice: this process's own commits), the
+    /// file's next event waits this long, so a busy writer in this process wakes the thread at
+    /// most once per cooldown. A look that found another connection's commit clears it: a
+    /// stream of external commits is followed at full speed.
     static let cooldown: UInt64 = 1_000_000
+    /// The least time between two safety polls of files that share a safety-poll interval
+    /// (or the interval itself, if shorter). The safety poll is a net under inotify, which on a
+    /// local file system does not lose events (an overflow makes every file look); it need not
+    /// cost each file a look every interval. One store is still looked at every interval; 10,000
+    /// stores cost two looks a second, not 5,000 (each file then about every 80 minutes).
+    static let safetySpacing: UInt64 = 500_000_000
 
     private let state = Mutex(State())
     /// The thread's wake-up descriptor (an eventfd), made once, never closed.
@@ -127,7 +137,12 @@ final class FileMonitor: Sendable {
                 }
             }
             if fallback != nil { file.pollInterval = Self.nanoseconds(Self.fallbackPollInterval) }
-            file.nextSafety = FileMonitor.deadline(after: file.pollInterval ?? file.safetyPoll, from: now)
+            state.safetyFiles[file.safetyPoll, default: 0] += 1
+            if let pollInterval = file.pollInterval {
+                file.nextSafety = FileMonitor.deadline(after: pollInterval, from: now)
+            } else {
+                file.nextSafety = state.safetySlot(interval: file.safetyPoll, now: now)
+            }
             state.files[id] = file
             if file.pollInterval == nil { state.armWalWatch(id) }
             state.startThreadIfNeeded()
@@ -163,6 +178,7 @@ final class FileMonitor: Sendable {
     // MARK: The thread
 
     fileprivate func run() {
+        csqlitedefaults_precise_timers()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let (inotify, deadline) = state.withLock { state in (state.inotifyQueue?.descriptor ?? -1, state.earliestDeadline()) }
@@ -256,8 +272,9 @@ private struct WatchedFile {
     /// Delays still to come after the current wake-up, and how many of them are quick.
     var rechecks: ArraySlice<UInt64> = []
     var quickLeft = 0
-    /// When the safety poll (or, when polling, the next poll) is due. Only a handler run moves
-    /// it, so unrelated events in the directory can never postpone it.
+    /// When the safety poll (or, when polling, the next poll) is due. Only a safety poll (or a
+    /// poll) moves it, so neither unrelated events in the directory nor a stream of commits
+    /// can postpone it.
     var nextSafety: UInt64
     var cooldownUntil: UInt64 = 0
     var isRunning = false
@@ -287,6 +304,10 @@ private struct State {
     /// Armed one-shot `-wal` watches and the files waiting on each (two stores of this process
     /// on one file share the kernel's watch).
     var walWatches: [Int32: [UInt64]] = [:]
+    /// Per safety-poll interval: the last safety-poll time handed out (see `safetySpacing`),
+    /// and how many registered files have that interval.
+    var safetySlots: [UInt64: UInt64] = [:]
+    var safetyFiles: [UInt64: Int] = [:]
 
     mutating func inotify(_ refusal: inout String?) -> InotifyQueue? {
         if let inotifyQueue { return inotifyQueue }
@@ -305,6 +326,18 @@ private struct State {
         let result = inotify.addWatch(directory, mask: FileMonitor.directoryMask)
         if case .success(let watch) = result { directoryWatches[directory] = watch }
         return result
+    }
+
+    /// When a file watched through inotify, with this safety-poll interval, is looked at next
+    /// if nothing happens: an interval from now, and `safetySpacing` after the previous file's.
+    /// The timeline reaches at most one spacing per file ahead, so when most stores close the
+    /// rest are soon looked at every interval again.
+    mutating func safetySlot(interval: UInt64, now: UInt64) -> UInt64 {
+        let spacing = min(interval, FileMonitor.safetySpacing)
+        let horizon = now + UInt64(max(safetyFiles[interval] ?? 1, 1)) * spacing
+        let slot = max(now + interval, min(safetySlots[interval] ?? 0, horizon) + spacing)
+        safetySlots[interval] = slot
+        return slot
     }
 
     mutating func startThreadIfNeeded() {
@@ -345,6 +378,11 @@ private struct State {
 
     mutating func remove(_ id: UInt64) {
         guard let file = files.removeValue(forKey: id) else { return }
+        safetyFiles[file.safetyPoll, default: 1] -= 1
+        if safetyFiles[file.safetyPoll] == 0 {
+            safetyFiles[file.safetyPoll] = nil
+            safetySlots[file.safetyPoll] = nil
+        }
         if let watch = file.walWatch { dropWalWatch(watch, for: id) }
         if let watch = file.directoryWatch {
             directoryFiles[watch]?[file.name]?.removeAll { $0 == id }
@@ -461,16 +499,23 @@ private struct State {
     mutating func schedule(_ run: DueRun, outcome: MonitorOutcome, now: UInt64) {
         guard var file = files[run.id] else { return }  // unregistered meanwhile
         file.isRunning = false
-        file.nextSafety = FileMonitor.deadline(after: file.pollInterval ?? file.safetyPoll, from: now)
+        if let pollInterval = file.pollInterval {
+            file.nextSafety = FileMonitor.deadline(after: pollInterval, from: now)
+        } else if file.nextSafety <= now {
+            file.nextSafety = safetySlot(interval: file.safetyPoll, now: now)
+        }
         if file.pollInterval == nil {
             if run.fromEvent {
                 file.rechecks = ArraySlice(FileMonitor.quickRechecks + FileMonitor.slowRechecks)
                 file.quickLeft = FileMonitor.quickRechecks.count
                 file.cooldownUntil = now + FileMonitor.cooldown
             }
-            if case .sawCommit = outcome, file.quickLeft > 0 {
-                file.rechecks = file.rechecks.dropFirst(file.quickLeft)
-                file.quickLeft = 0
+            if case .sawCommit = outcome {
+                file.cooldownUntil = 0
+                if file.quickLeft > 0 {
+                    file.rechecks = file.rechecks.dropFirst(file.quickLeft)
+                    file.quickLeft = 0
+                }
             }
         }
         var delay: UInt64?
