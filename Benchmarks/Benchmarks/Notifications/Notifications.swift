@@ -5,8 +5,8 @@ import Foundation
 
 // Delivery: a local write to its observer's callback (against raw SQLite's update hook
 // calling a callback inline) and to an `updates` consumer task; a write from another process
-// to the callback (median, p99); `set` with 10,000 observers on other keys; memory per
-// observer; CPU of an idle store.
+// to the callback, isolated and back to back (median, p99); `set` with 10,000 observers on
+// other keys; memory per observer; CPU of an idle store.
 let benchmarks: @Sendable () -> Void = {
     Suite.configure()
 
@@ -20,20 +20,26 @@ let benchmarks: @Sendable () -> Void = {
 
     // The latency of each write from a second process (BenchWriter) to the observer's
     // callback, in microseconds: its percentiles are the result (one iteration = the run).
-    let writes = RunMode.isSmoke ? 30 : 1_000
-    for writer in [ExternalLatency.Writer.defaults, .sql] {
-        let metric = BenchmarkMetric.custom("external write → callback (µs)", polarity: .prefersSmaller, useScalingFactor: false)
-        Benchmark("external write (\(writer == .defaults ? "SQLiteDefaults" : "plain SQL") process) → callback latency",
-                  configuration: .init(metrics: [metric], warmupIterations: 0, maxDuration: .seconds(60), maxIterations: 1)) { benchmark in
-            do {
-                let result = try ExternalLatency.measure(writes: writes, intervalMicroseconds: RunMode.isSmoke ? 2_000 : 5_000,
-                                                         warmup: RunMode.isSmoke ? 3 : 20, writer: writer)
-                for sample in result.microseconds { benchmark.measurement(metric, Int(sample.rounded())) }
-                if result.missing > 0 || result.coalesced > 0 {
-                    print("external write latency: \(result.coalesced) writes reached the observer only with a newer value, \(result.missing) never")
+    // Isolated writes (5 ms apart), then a stream of writes back to back (no pause).
+    let runs: [(title: String, writes: Int, interval: Int)] = [
+        ("external write", RunMode.isSmoke ? 30 : 1_000, RunMode.isSmoke ? 2_000 : 5_000),
+        ("external writes back to back", RunMode.isSmoke ? 30 : 2_000, 0),
+    ]
+    for run in runs {
+        for writer in [ExternalLatency.Writer.defaults, .sql] {
+            let metric = BenchmarkMetric.custom("external write → callback (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+            Benchmark("\(run.title) (\(writer == .defaults ? "SQLiteDefaults" : "plain SQL") process) → callback latency",
+                      configuration: .init(metrics: [metric], warmupIterations: 0, maxDuration: .seconds(60), maxIterations: 1)) { benchmark in
+                do {
+                    let result = try ExternalLatency.measure(writes: run.writes, intervalMicroseconds: run.interval,
+                                                             warmup: RunMode.isSmoke ? 3 : 20, writer: writer)
+                    for sample in result.microseconds { benchmark.measurement(metric, Int(sample.rounded())) }
+                    if result.missing > 0 || result.coalesced > 0 {
+                        print("\(run.title) latency: \(result.coalesced) writes reached the observer only with a newer value, \(result.missing) never")
+                    }
+                } catch {
+                    benchmark.error("\(error)")
                 }
-            } catch {
-                benchmark.error("\(error)")
             }
         }
     }

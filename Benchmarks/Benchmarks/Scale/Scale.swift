@@ -24,6 +24,7 @@ let benchmarks: @Sendable () -> Void = {
     let idleSeconds = RunMode.isSmoke ? 1.0 : 10.0
     let metrics: [BenchmarkMetric] = [
         .custom("threads (process)", polarity: .prefersSmaller, useScalingFactor: false),
+        .custom("threads added by the stores", polarity: .prefersSmaller, useScalingFactor: false),
         .custom("descriptors per store (×100)", polarity: .prefersSmaller, useScalingFactor: false),
         .custom("inotify instances", polarity: .prefersSmaller, useScalingFactor: false),
         .custom("resident bytes per store", polarity: .prefersSmaller, useScalingFactor: false),
@@ -34,7 +35,7 @@ let benchmarks: @Sendable () -> Void = {
               configuration: .init(metrics: metrics, warmupIterations: 0, maxDuration: .seconds(600), maxIterations: 1)) { benchmark in
         do {
             let result = try ManyStores.measure(count: stores, idleSeconds: idleSeconds)
-            let values = [result.threads, Int((result.descriptorsPerStore * 100).rounded()), result.inotifyInstances,
+            let values = [result.threads, result.threadsAdded, Int((result.descriptorsPerStore * 100).rounded()), result.inotifyInstances,
                           Int(result.residentBytesPerStore.rounded()), Int((result.idleCPUMilliseconds * 1_000).rounded()),
                           Int(result.openMicroseconds.rounded())]
             for (metric, value) in zip(metrics, values) { benchmark.measurement(metric, value) }

@@ -1,3 +1,4 @@
+import CSQLiteBench
 import Foundation
 import SQLiteDefaults
 import Synchronization
@@ -8,6 +9,10 @@ import Synchronization
 /// process) sets it to 1…N, `interval` apart, printing `VALUE NANOSECONDS` (CLOCK_REALTIME)
 /// right after each set returns. The latency of a write is the observer's CLOCK_REALTIME at
 /// the start of its callback minus the writer's stamp.
+///
+/// Writes far apart (isolated) measure how fast one change is noticed; an interval of 0 (back
+/// to back) measures a stream, where commits land while the monitor is still reading the last
+/// ones and queue behind it.
 public enum ExternalLatency {
     public enum Writer: String, Sendable {
         /// Another process using SQLiteDefaults (default configuration).
@@ -36,21 +41,42 @@ public enum ExternalLatency {
         return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("BenchWriter").path
     }
 
+    /// Who hears the writes.
+    public enum Reader: String, Sendable {
+        /// A `DefaultsStore` observer (the library's monitor thread).
+        case defaults
+        /// The floor: a thread of this benchmark blocked on an inotify watch of the directory,
+        /// which on every event spins on `PRAGMA data_version` of a raw SQLite connection (up to
+        /// 2 ms) and reads the row when it moves: the least any inotify-based reader can do.
+        case rawInotify = "raw inotify + SQLite reader"
+    }
+
     public static func measure(writes: Int, intervalMicroseconds: Int = 5_000, warmup: Int = 10,
-                               writer: Writer = .defaults) throws -> Result {
+                               writer: Writer = .defaults, reader: Reader = .defaults) throws -> Result {
         guard FileManager.default.isExecutableFile(atPath: writerPath) else {
             throw BenchmarkFailure("BenchWriter not found at \(writerPath): build it (swift build -c release --product BenchWriter) or set SQLITEDEFAULTS_BENCH_WRITER")
         }
         let fixture = try StoreFixture("external")
         let key = DefaultsKey<Int>("bench.external", default: 0)
         let arrivals = Mutex<[Int64]>(Array(repeating: 0, count: writes + 1))
-        // Only `fixture` holds the store, so it closes before its directory is removed.
-        let token = fixture.store.observe(key) { change in
+        let record: @Sendable (Int) -> Void = { value in
             let now = Clock.realtimeNanoseconds()
-            let value = change.newValue
             arrivals.withLock { if value > 0, value < $0.count, $0[value] == 0 { $0[value] = now } }
         }
-        defer { token.cancel() }
+        // Only `fixture` holds the store, so it closes before its directory is removed.
+        var token: DefaultsObservation?
+        var floorReader: RawInotifyReader?
+        switch reader {
+        case .defaults:
+            token = fixture.store.observe(key) { record($0.newValue) }
+        case .rawInotify:
+            try fixture.store.set(0, for: key)  // the row exists; the raw reader only reads it
+            floorReader = try RawInotifyReader(path: fixture.path, key: key.name, arrived: record)
+        }
+        defer {
+            token?.cancel()
+            floorReader?.stop()
+        }
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: writerPath)
@@ -90,6 +116,64 @@ public enum ExternalLatency {
             result.microseconds.append(Double(firstSeen[value] - stamps[value]) / 1_000)
         }
         return result
+    }
+}
+
+/// The floor reader of ``ExternalLatency/Reader/rawInotify``: its own inotify instance, its own
+/// raw SQLite connection, its own thread.
+final class RawInotifyReader: @unchecked Sendable {
+    // Sendable proof: `raw` and the descriptors are used only by the reader thread after init
+    // (init finishes before the thread starts); `stop()` only sets the atomic and joins.
+    private let raw: RawSQLite
+    private let inotify: Int32
+    private let key: String
+    private let arrived: @Sendable (Int) -> Void
+    private let stopped = Atomic<Bool>(false)
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(path: String, key: String, arrived: @escaping @Sendable (Int) -> Void) throws {
+        raw = try RawSQLite(path: path, schema: .existing)
+        inotify = inotify_init1(0)
+        guard inotify >= 0 else { throw BenchmarkFailure("inotify_init1 failed: \(errno)") }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        // IN_MODIFY on a directory watch reports writes to the files in it: the -wal's frames.
+        guard inotify_add_watch(inotify, directory, UInt32(IN_MODIFY)) >= 0 else {
+            close(inotify)
+            throw BenchmarkFailure("inotify_add_watch(\(directory)) failed: \(errno)")
+        }
+        self.key = key
+        self.arrived = arrived
+        let thread = Thread { [self] in run() }
+        self.thread = thread
+        thread.start()
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        finished.wait()
+        close(inotify)
+    }
+
+    private func run() {
+        defer { finished.signal() }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var version = (try? raw.dataVersion()) ?? 0
+        while !stopped.load(ordering: .acquiring) {
+            var descriptor = pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 50) > 0 else { continue }
+            _ = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            // The first write of a commit wakes us before the commit is published: spin.
+            let deadline = Clock.nanoseconds() + 2_000_000
+            while Clock.nanoseconds() < deadline {
+                guard let now = try? raw.dataVersion() else { break }
+                if now != version {
+                    version = now
+                    if let value = try? raw.integer(for: key) { arrived(value) }
+                    break
+                }
+            }
+        }
     }
 }
 

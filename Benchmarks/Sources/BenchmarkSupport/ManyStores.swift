@@ -14,7 +14,9 @@ public enum ManyStores {
         public var stores: Int
         /// The soft descriptor limit in force (raised as far as allowed).
         public var descriptorLimit: Int
-        /// Threads of the process with one store open, and with all of them.
+        /// Threads of the process before any store was opened, with one of these stores open,
+        /// and with all of them.
+        public var threadsBefore: Int
         public var threadsWithOne: Int
         public var threads: Int
         /// Descriptors of the process before the first store, and with all of them.
@@ -32,12 +34,22 @@ public enum ManyStores {
         public var idleWakeups: Int
 
         public var descriptorsPerStore: Double { Double(descriptors - descriptorsBefore) / Double(max(stores, 1)) }
+        /// Threads the stores added to the process (their monitors, whatever they share).
+        public var threadsAdded: Int { threads - threadsBefore }
     }
 
     /// 10,000 stores (200 in a smoke run: still past the 128 inotify instances a user may have).
     public static var defaultCount: Int { RunMode.isSmoke ? 200 : 10_000 }
 
-    public static func measure(count: Int = defaultCount, idleSeconds: Double) throws -> Result {
+    /// Threads of this process now: taken before any store opens, it is the baseline for
+    /// `measure(threadsBefore:)`.
+    public static var processThreads: Int { Resources.threads }
+
+    /// `threadsBefore`: the process's threads before its first store ever opened, when stores
+    /// were opened (and closed) earlier in the process, because a monitor thread may outlive
+    /// the store that started it; nil counts them here, before the first of these stores.
+    public static func measure(count: Int = defaultCount, idleSeconds: Double, threadsBefore: Int? = nil) throws -> Result {
+        let threadsBefore = threadsBefore ?? Resources.threads
         let limit = raiseDescriptorLimit()
         let directory = try TemporaryDirectory("many-stores")
         let key = DefaultsKey<Int>("bench.idle", default: 0)
@@ -81,7 +93,8 @@ public enum ManyStores {
         for store in stores { try store.close() }
         stores.removeAll()
         withExtendedLifetime(directory) {}
-        return Result(stores: count, descriptorLimit: Int(limit), threadsWithOne: threadsWithOne, threads: threads,
+        return Result(stores: count, descriptorLimit: Int(limit),
+                      threadsBefore: threadsBefore, threadsWithOne: threadsWithOne, threads: threads,
                       descriptorsBefore: descriptorsBefore, descriptors: descriptors, inotifyInstances: inotify,
                       residentBytesPerStore: Double(residentAfter - residentBefore) / Double(max(count, 1)),
                       openMicroseconds: Double(openNanoseconds) / 1_000 / Double(max(count, 1)),

@@ -3,17 +3,30 @@ import Foundation
 
 /// The floor we compare ourselves to: SQLite through its C API, the way a careful program
 /// would use it — WAL, `synchronous=NORMAL`, the library's own schema (the same migration
-/// files, triggers included), and prepared statements kept for the whole run.
+/// files, triggers included) or a bare table, and prepared statements kept for the whole run.
 public final class RawSQLite {
+    /// The schema a file gets when it is new.
+    public enum Schema: Sendable {
+        /// The library's: `Migrations/*.sql`, change log and triggers included, so the floor
+        /// does the same work per write as the library's SQL does.
+        case library
+        /// What a user would write by hand: `defaults(key TEXT PRIMARY KEY, value)`, no
+        /// triggers, no change log. What the library's schema costs shows against it.
+        case bare
+        /// None: the file already has one (a store or another `RawSQLite` created it).
+        case existing
+    }
+
     public let handle: OpaquePointer
     private let upsertStatement: OpaquePointer
     private let selectStatement: OpaquePointer
     private let beginStatement: OpaquePointer
     private let commitStatement: OpaquePointer
     private var hookBox: Unmanaged<HookBox>?
+    private var dataVersionStatement: OpaquePointer?
 
-    /// Opens (creating) `path`; `migrate` applies `Migrations/*.sql` when the file is new.
-    public init(path: String, migrate: Bool = true) throws {
+    /// Opens (creating) `path`; a new file gets `schema`.
+    public init(path: String, schema: Schema = .library) throws {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
@@ -23,10 +36,17 @@ public final class RawSQLite {
         sqlite3_busy_timeout(handle, 10_000)
         try Self.execute(handle, "PRAGMA journal_mode = WAL")
         try Self.execute(handle, "PRAGMA synchronous = NORMAL")
-        if migrate, try Self.integer(handle, "PRAGMA user_version") == 0 {
-            for (version, sql) in try Migrations.all() {
-                try Self.execute(handle, "BEGIN IMMEDIATE; \(sql); PRAGMA user_version = \(version); COMMIT")
+        switch schema {
+        case .library:
+            if try Self.integer(handle, "PRAGMA user_version") == 0 {
+                for (version, sql) in try Migrations.all() {
+                    try Self.execute(handle, "BEGIN IMMEDIATE; \(sql); PRAGMA user_version = \(version); COMMIT")
+                }
             }
+        case .bare:
+            try Self.execute(handle, "CREATE TABLE IF NOT EXISTS defaults(key TEXT PRIMARY KEY, value)")
+        case .existing:
+            break
         }
         upsertStatement = try Self.prepare(handle, """
             INSERT INTO defaults(key, value) VALUES (?1, ?2)
@@ -42,6 +62,7 @@ public final class RawSQLite {
         for statement in [upsertStatement, selectStatement, beginStatement, commitStatement] {
             sqlite3_finalize(statement)
         }
+        if let dataVersionStatement { sqlite3_finalize(dataVersionStatement) }
         sqlite3_update_hook(handle, nil, nil)
         hookBox?.release()
         sqlite3_close_v2(handle)
@@ -79,6 +100,15 @@ public final class RawSQLite {
     }
 
     // MARK: Reads
+
+    /// `PRAGMA data_version` (a kept statement): moves when another connection commits.
+    public func dataVersion() throws -> Int64 {
+        if dataVersionStatement == nil { dataVersionStatement = try Self.prepare(handle, "PRAGMA data_version") }
+        let statement = dataVersionStatement!
+        defer { sqlite3_reset(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { throw BenchmarkFailure("PRAGMA data_version failed") }
+        return sqlite3_column_int64(statement, 0)
+    }
 
     public func integer(for key: String) throws -> Int? {
         bindKey(key, statement: selectStatement)

@@ -59,6 +59,32 @@ extension Workloads {
         }
     }
 
+    /// The floor of any async delivery: a raw SQLite upsert whose update hook yields the value
+    /// into an `AsyncStream`, timed (like ``updatesDelivery()``) until a task iterating the
+    /// stream has received it. What it costs beyond the raw set is the hop to a consumer task.
+    public static func rawAsyncStreamDelivery() throws -> Workload {
+        let directory = try TemporaryDirectory("updates-raw")
+        let raw = try RawSQLite(path: directory.file("raw.sqlite"))
+        let keyName = BenchKeys.int.name
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let signal = Signal()
+        let consumer = Task.detached {
+            for await value in stream { signal.fire(value) }
+        }
+        var counter = 0
+        raw.setUpdateHook { _ in continuation.yield(counter) }
+        return Workload("set → AsyncStream consumer · raw SQLite + hook", keep: [raw, directory], cleanup: {
+            continuation.finish()
+            consumer.cancel()
+        }) { count in
+            for _ in 0..<count {
+                counter += 1
+                try raw.set(counter, for: keyName)
+                guard signal.wait(for: counter) else { throw BenchmarkFailure("the AsyncStream consumer missed \(counter)") }
+            }
+        }
+    }
+
     // MARK: set with many observers on other keys
 
     /// `set` of an unobserved Int key while `observers` other keys are observed.

@@ -163,7 +163,7 @@ extension Workloads {
         configuration.safetyPollInterval = .milliseconds(20)
         let fixture = try StoreFixture("miss", configuration: configuration)
         let store = fixture.store
-        let writer = try RawSQLite(path: fixture.path, migrate: false)
+        let writer = try RawSQLite(path: fixture.path, schema: .existing)
         let signal = Signal()
         var counter = 0
         var slow = 0
@@ -239,7 +239,7 @@ extension Workloads {
                 consume(total)
             }
         default:
-            let raw = try RawSQLite(path: path, migrate: false)
+            let raw = try RawSQLite(path: path, schema: .existing)
             return Workload("get Int uncached (SQL) · \(Subject.raw.rawValue)", keep: [raw, directory]) { count in
                 var total = 0
                 for _ in 0..<count {

@@ -59,6 +59,22 @@ extension Workloads {
         return try setInt(.defaults, configuration: configuration, label: "SQLiteDefaults, no external monitor")
     }
 
+    /// The reference a user would write by hand: raw SQLite on a bare table (no triggers, no
+    /// change log), the same prepared upsert. Next to `setInt(.raw)` it shows what the
+    /// library's schema costs by itself; next to the library, what the whole package costs.
+    public static func setIntBare() throws -> Workload {
+        let keyName = BenchKeys.int.name
+        var counter = 0
+        let directory = try TemporaryDirectory("set-bare")
+        let raw = try RawSQLite(path: directory.file("bare.sqlite"), schema: .bare)
+        return Workload("set Int · raw SQLite, bare table", keep: [raw, directory]) { count in
+            for _ in 0..<count {
+                counter += 1
+                try raw.set(counter, for: keyName)
+            }
+        }
+    }
+
     public static func setString(_ subject: Subject) throws -> Workload {
         let name = "set String · \(subject.rawValue)"
         let keyName = BenchKeys.string.name

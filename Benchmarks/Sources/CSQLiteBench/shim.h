@@ -14,4 +14,9 @@ static inline size_t csqlitebench_heap_in_use(void) {
     return mallinfo2().uordblks;
 }
 
+#if defined(__linux__)
+#include <sys/inotify.h>
+#include <poll.h>
+#endif
+
 #endif

@@ -105,18 +105,25 @@ final class ChangeLog {
 
     // MARK: Checking
 
-    /// `PRAGMA data_version` when another connection committed since the last completed
-    /// check; nil when nobody did (then every newer entry is this connection's own, and the
-    /// position moves past them).
-    func newDataVersion(_ database: Database) throws -> Int64? {
+    /// What `PRAGMA data_version` said.
+    enum VersionCheck {
+        /// Another connection committed since the last completed check.
+        case changed(Int64)
+        /// Nobody else did; `passedOwnCommits` when this connection committed meanwhile (the
+        /// position moved past its entries).
+        case unchanged(passedOwnCommits: Bool)
+    }
+
+    /// Compares `PRAGMA data_version` with the last completed check. When nobody else
+    /// committed, every newer entry is this connection's own, and the position moves past them.
+    func checkDataVersion(_ database: Database) throws -> VersionCheck {
         let version = try database.integer("PRAGMA data_version")
-        if version != dataVersion { return version }
-        if let newest = ownSequences.last {
-            position.sequence = max(position.sequence, newest.range.upperBound)
-            position.key = newest.lastKey
-        }
+        if version != dataVersion { return .changed(version) }
+        guard let newest = ownSequences.last else { return .unchanged(passedOwnCommits: false) }
+        position.sequence = max(position.sequence, newest.range.upperBound)
+        position.key = newest.lastKey
         ownSequences.removeAll(keepingCapacity: true)
-        return nil
+        return .unchanged(passedOwnCommits: true)
     }
 
     /// Reads what other connections logged after the position. Call inside a read
@@ -125,11 +132,13 @@ final class ChangeLog {
         if try Self.identity(database) != position.identity {
             return .resync(reason: "the file now holds another database", dataVersion: version)
         }
+        // One statement reads the position's own entry (it must still be there, with the same
+        // key) and everything after it.
+        let statement = try database.statement("SELECT seq, key FROM defaults_changes WHERE seq >= ?1 ORDER BY seq")
+        defer { statement.reset() }
+        try statement.bind(position.sequence, at: 1)
         if position.sequence > 0 {
-            let check = try database.statement("SELECT key FROM defaults_changes WHERE seq = ?1")
-            defer { check.reset() }
-            try check.bind(position.sequence, at: 1)
-            let found = try check.step() ? check.text(at: 0) : nil
+            let found = try statement.step() && statement.int64(at: 0) == position.sequence ? statement.text(at: 1) : nil
             if found == nil {
                 return .resync(reason: "the change log no longer holds the last entry this store applied (pruned, or the database went back to an earlier state)", dataVersion: version)
             }
@@ -137,9 +146,6 @@ final class ChangeLog {
                 return .resync(reason: "the change log was rewritten (the database went back to an earlier state)", dataVersion: version)
             }
         }
-        let statement = try database.statement("SELECT seq, key FROM defaults_changes WHERE seq > ?1 ORDER BY seq")
-        defer { statement.reset() }
-        try statement.bind(position.sequence, at: 1)
         var entries: [Entry] = []
         var end = position
         var ownIndex = ownSequences.startIndex

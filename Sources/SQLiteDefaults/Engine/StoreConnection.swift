@@ -37,6 +37,7 @@ final class StoreConnection {
     private var deleteStatement: Statement?
     private var beginStatement: Statement?
     private var commitStatement: Statement?
+    private var beginReadStatement: Statement?
 
     private func kept(_ slot: inout Statement?, _ sql: String) throws -> Statement {
         if let statement = slot { return statement }
@@ -104,6 +105,7 @@ final class StoreConnection {
         deleteStatement = nil
         beginStatement = nil
         commitStatement = nil
+        beginReadStatement = nil
         database.close()
     }
 
@@ -270,10 +272,16 @@ final class StoreConnection {
     /// Runs `body` in a read transaction: the change log and the rows read for it come from
     /// one snapshot. Rolled back (it wrote nothing) when `body` throws.
     func withReadTransaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try database.execute("BEGIN")
+        // Kept statements: the monitor runs this at every look, and parsing BEGIN and COMMIT
+        // each time cost more than the work between them.
+        let begin = try kept(&beginReadStatement, "BEGIN")
+        defer { begin.reset() }
+        _ = try begin.step()
         do {
             let result = try body()
-            try database.execute("COMMIT")
+            let commit = try kept(&commitStatement, "COMMIT")
+            defer { commit.reset() }
+            _ = try commit.step()
             return result
         } catch {
             if database.isInTransaction { try? database.execute("ROLLBACK") }

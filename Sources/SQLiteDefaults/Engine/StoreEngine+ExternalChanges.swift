@@ -14,10 +14,11 @@ extension StoreEngine {
     }
 
     /// Finds what other connections committed and delivers it.
-    /// - Returns: whether another connection's commit was seen, or the store was too busy to look.
+    /// - Returns: whether another connection's commit was seen, only this store's own, or
+    ///   nothing; or that the store was too busy to look.
     @discardableResult
     func checkExternalChanges() -> MonitorOutcome {
-        var sawCommit = false
+        var outcome = MonitorOutcome.nothingNew
         do {
             // The store is busy (usually writing, which itself wakes the monitor): look again in
             // a moment instead of making the writer wait for the monitor.
@@ -29,8 +30,18 @@ extension StoreEngine {
                 // anyone can have committed.
                 if connection.isSuspended, let realPath, connection.suspendedStamp == FileStamp(path: realPath) { return }
                 try resumeIfSuspended(connection)
-                guard let version = try log.newDataVersion(connection.database) else { return }
-                sawCommit = true
+                // `data_version` alone first: most looks (after this store's own commits) end
+                // here, with one statement.
+                let version: Int64
+                switch try log.checkDataVersion(connection.database) {
+                case .changed(let changed): version = changed
+                case .unchanged(let passedOwnCommits):
+                    if passedOwnCommits { outcome = .ownCommits }
+                    return
+                }
+                outcome = .sawCommit
+                // The log and the values from one snapshot. The scan may see commits newer
+                // than `version`; the next look then reads the log again and finds nothing new.
                 try connection.withReadTransaction {
                     switch try log.scan(connection.database, dataVersion: version) {
                     case .entries(let entries, let end, let version):
@@ -63,7 +74,7 @@ extension StoreEngine {
             }
         }
         delivery.deliver()
-        return sawCommit ? .sawCommit : .nothingNew
+        return outcome
     }
 
     /// Applies log entries in order, recording progress after each.

@@ -17,8 +17,12 @@ enum MonitorEvent: Sendable {
 enum MonitorOutcome: Sendable {
     /// Another connection's commit was seen and handled.
     case sawCommit
-    /// Nothing new: maybe our own commit, maybe one not yet published; look again shortly.
+    /// Nothing new: maybe a commit not yet published; look again shortly.
     case nothingNew
+    /// Only this store's own commits since the last look: what woke the monitor was almost
+    /// surely its own write, so no quick re-checks (they would contend with the writer); the
+    /// slower ones still catch another writer's commit that was being written at the same time.
+    case ownCommits
     /// The store was busy and could not look: look again in a millisecond.
     case busy
 }
@@ -145,6 +149,7 @@ final class FileMonitor: Sendable {
             }
             state.files[id] = file
             if file.pollInterval == nil { state.armWalWatch(id) }
+            state.plan(id)
             state.startThreadIfNeeded()
             let polling = state.files[id]?.pollInterval != nil
             if let reason = fallback ?? state.files[id]?.fallbackReason, !state.loggedFallback {
@@ -308,6 +313,22 @@ private struct State {
     /// and how many registered files have that interval.
     var safetySlots: [UInt64: UInt64] = [:]
     var safetyFiles: [UInt64: Int] = [:]
+    /// When files want their next look (see `DeadlineHeap`): every change of a file's
+    /// `deadline` is followed by `plan(_:)`.
+    var deadlines = DeadlineHeap()
+
+    /// Records the file's current deadline in the plan (a running file is planned when its
+    /// run is scheduled).
+    mutating func plan(_ id: UInt64) {
+        guard let file = files[id], !file.isRunning, file.deadline != .max else { return }
+        deadlines.push(file.deadline, id)
+    }
+
+    /// Whether a planned entry still says when its file wants a look.
+    private func isCurrent(_ entry: DeadlineHeap.Entry) -> Bool {
+        guard let file = files[entry.id] else { return false }
+        return !file.isRunning && file.deadline == entry.deadline
+    }
 
     mutating func inotify(_ refusal: inout String?) -> InotifyQueue? {
         if let inotifyQueue { return inotifyQueue }
@@ -374,6 +395,7 @@ private struct State {
             file.nextSafety = min(file.nextSafety, FileMonitor.deadline(after: file.pollInterval!, from: FileMonitor.now()))
         }
         files[id] = file
+        plan(id)
     }
 
     mutating func remove(_ id: UInt64) {
@@ -403,10 +425,13 @@ private struct State {
         }
     }
 
-    func earliestDeadline() -> UInt64 {
-        var earliest = UInt64.max
-        for file in files.values where !file.isRunning { earliest = min(earliest, file.deadline) }
-        return earliest
+    /// The earliest deadline of a file not running now (`.max`: none); drops stale plan entries.
+    mutating func earliestDeadline() -> UInt64 {
+        while let first = deadlines.first {
+            if isCurrent(first) { return first.deadline }
+            deadlines.popFirst()
+        }
+        return .max
     }
 
     private mutating func mark(_ id: UInt64, _ event: MonitorEvent, now: UInt64) {
@@ -414,6 +439,7 @@ private struct State {
         if file.pending != .databaseFileEvent { file.pending = event }
         file.nextRun = min(file.nextRun ?? .max, max(now, file.cooldownUntil))
         files[id] = file
+        plan(id)
     }
 
     mutating func apply(_ events: [InotifyQueue.Event], now: UInt64) {
@@ -468,10 +494,13 @@ private struct State {
     /// The handler calls due now; their files are marked running (and their `-wal` watch
     /// re-armed first, so a commit that starts from now on raises an event of its own).
     mutating func takeDue(now: UInt64) -> [DueRun] {
-        // The due files first, then the changes: writing to `files` while iterating it would
-        // copy the whole dictionary for every due file.
         var dueIDs: [UInt64] = []
-        for (id, file) in files where !file.isRunning && file.deadline <= now { dueIDs.append(id) }
+        var taken = Set<UInt64>()
+        while let first = deadlines.first, first.deadline <= now {
+            deadlines.popFirst()
+            // A file planned twice with one deadline is taken once.
+            if isCurrent(first), taken.insert(first.id).inserted { dueIDs.append(first.id) }
+        }
         var due: [DueRun] = []
         due.reserveCapacity(dueIDs.count)
         for id in dueIDs {
@@ -510,12 +539,15 @@ private struct State {
                 file.quickLeft = FileMonitor.quickRechecks.count
                 file.cooldownUntil = now + FileMonitor.cooldown
             }
-            if case .sawCommit = outcome {
-                file.cooldownUntil = 0
+            switch outcome {
+            case .sawCommit, .ownCommits:
+                if case .sawCommit = outcome { file.cooldownUntil = 0 }
                 if file.quickLeft > 0 {
                     file.rechecks = file.rechecks.dropFirst(file.quickLeft)
                     file.quickLeft = 0
                 }
+            case .nothingNew, .busy:
+                break
             }
         }
         var delay: UInt64?
@@ -531,5 +563,6 @@ private struct State {
             file.nextRun = min(file.nextRun ?? .max, at)
         }
         files[run.id] = file
+        plan(run.id)
     }
 }
