@@ -338,10 +338,10 @@ do {
               "set → observer callback · SQLiteDefaults", "set → update hook callback · raw SQLite", limit: 1.5)
         ratio("local write → updates() consumer task: SQLiteDefaults / raw SQLite set + hook", r,
               "set → updates() consumer · SQLiteDefaults", "set → update hook callback · raw SQLite", limit: 1.5)
-        ratio("  floor: raw SQLite set + hook → AsyncStream consumer task / raw SQLite set + hook", r,
-              "set → AsyncStream consumer · raw SQLite + hook", "set → update hook callback · raw SQLite")
-        ratio("  local write → updates() consumer task: SQLiteDefaults / the floor (raw set + hook → AsyncStream consumer)", r,
-              "set → updates() consumer · SQLiteDefaults", "set → AsyncStream consumer · raw SQLite + hook")
+        ratio("  floor: raw SQLite set, then yield → AsyncStream consumer task / raw SQLite set + hook", r,
+              "set → AsyncStream consumer · raw SQLite", "set → update hook callback · raw SQLite")
+        ratio("  local write → updates() consumer task: SQLiteDefaults / the floor (raw set, then AsyncStream yield)", r,
+              "set → updates() consumer · SQLiteDefaults", "set → AsyncStream consumer · raw SQLite")
     }
 
     if options.wants("observers") {

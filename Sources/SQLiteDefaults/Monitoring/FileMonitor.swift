@@ -99,9 +99,10 @@ final class FileMonitor: Sendable {
     /// The least time between two safety polls of files that share a safety-poll interval
     /// (or the interval itself, if shorter). The safety poll is a net under inotify, which on a
     /// local file system does not lose events (an overflow makes every file look); it need not
-    /// cost each file a look every interval. One store is still looked at every interval; 10,000
-    /// stores cost two looks a second, not 5,000 (each file then about every 80 minutes).
-    static let safetySpacing: UInt64 = 500_000_000
+    /// cost each file a look every interval. One store is still looked at every interval (2 s
+    /// by default); 10,000 idle stores cost what one does, not 5,000 looks a second — each file
+    /// is then looked at in turn, about every 5½ hours.
+    static let safetySpacing: UInt64 = 2_000_000_000
 
     private let state = Mutex(State())
     /// The thread's wake-up descriptor (an eventfd), made once, never closed.

@@ -35,8 +35,13 @@ extension DefaultsStore {
         /// another connection committed (`PRAGMA data_version`, a few microseconds) and drops
         /// the cache if one did.
         public var observesExternalChanges: Bool = true
-        /// How often the change monitor checks when the file system reports nothing (a
+        /// How often the change monitor checks a file when the file system reports nothing (a
         /// safety net should an inotify event ever be missed). Must be positive. Default 2 seconds.
+        ///
+        /// The stores of a process that share an interval take turns: one look per interval
+        /// (and at most one every 2 seconds) among them all, so one store is checked every
+        /// interval and 10,000 idle stores cost what one does. Files that inotify cannot watch
+        /// are polled on their own, every 100 ms.
         public var safetyPollInterval: Duration = .seconds(2)
         /// How changes by other connections are noticed. Default ``ExternalChangeDetection/automatic``.
         public var externalChangeDetection: ExternalChangeDetection = .automatic
