@@ -82,11 +82,12 @@ final class FileMonitor: Sendable {
     /// Structural directory events only: a directory watch with `IN_MODIFY` would make every
     /// write to any file in the directory build an event.
     static let directoryMask = UInt32(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
-    /// Nanoseconds before each quick re-check of a wake-up that found nothing new (about 20,
-    /// 60, 140 and 300 µs after it). A commit writes its frames to the `-wal` — the first write
-    /// wakes us — and publishes them a few microseconds later, so the first re-check usually
-    /// finds it.
-    static let quickRechecks: [UInt64] = [20_000, 40_000, 80_000, 160_000]
+    /// Nanoseconds before each quick re-check of a wake-up that found nothing new (about 5,
+    /// 15, 35, 75, 155 and 315 µs after it). A commit writes its frames to the `-wal` — the
+    /// first write wakes us — and publishes them microseconds later, so an early re-check
+    /// usually finds it (isolated external commits: median 0.14 → 0.10 ms against 20 µs first).
+    /// Only wake-ups that were not this store's own commits get them.
+    static let quickRechecks: [UInt64] = [5_000, 10_000, 20_000, 40_000, 80_000, 160_000]
     /// Nanoseconds before each later re-check, each after the one before (about 1, 4, 14 and
     /// 114 ms after a wake-up): a writer descheduled between writing its frames and publishing
     /// its commit is still seen without waiting for the safety poll.
