@@ -5,8 +5,11 @@
 -- (ChangeLog keeps the last 10,000), and a reader that finds its last entry gone or
 -- rewritten compares every key instead of trusting the log.
 --
--- Triggers name the table they write to, so they go first and come back last (SQLite checks
--- every trigger when a table is renamed).
+-- Triggers name the table they write to, so they go first and come back last. The rename runs
+-- with legacy_alter_table on: otherwise SQLite re-checks every trigger and view of the schema,
+-- and a view of the user's own over `defaults_changes` (gone for a moment) would fail the
+-- migration, and with it every open of the file. (A trigger of the user's own *on*
+-- `defaults_changes` goes with the old table, as in SQLite's own recipe for table changes.)
 DROP TRIGGER defaults_log_insert;
 DROP TRIGGER defaults_log_update;
 DROP TRIGGER defaults_log_delete;
@@ -26,7 +29,9 @@ INSERT INTO defaults_changes_next(seq, key)
     WHERE s.name = 'defaults_changes'
       AND s.seq > (SELECT coalesce(max(seq), 0) FROM defaults_changes);
 DROP TABLE defaults_changes;
+PRAGMA legacy_alter_table = ON;
 ALTER TABLE defaults_changes_next RENAME TO defaults_changes;
+PRAGMA legacy_alter_table = OFF;
 
 CREATE TRIGGER defaults_log_insert AFTER INSERT ON defaults
 BEGIN

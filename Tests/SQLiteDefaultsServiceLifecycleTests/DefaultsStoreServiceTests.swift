@@ -19,6 +19,15 @@ private struct Reader: Service {
     }
 }
 
+/// The store's service next to a `Reader`, with no signal handling (the tests end the group).
+private func serviceGroup(_ store: DefaultsStore, running: Collected<Bool>, drained: Collected<Int>) -> ServiceGroup {
+    ServiceGroup(
+        services: [DefaultsStoreService(store: store), Reader(store: store, running: running, readWhileDraining: drained)],
+        gracefulShutdownSignals: [],
+        logger: Logger(label: "test")
+    )
+}
+
 @Suite("DefaultsStoreService")
 struct DefaultsStoreServiceTests {
     @Test("inside a ServiceGroup: open while running, closed after graceful shutdown, readable while later services drain")
@@ -32,11 +41,7 @@ struct DefaultsStoreServiceTests {
             for await _ in store.updates(DefaultsKey<Int>("n", default: 0)) {}
             updatesEnded.append(true)
         }
-        let group = ServiceGroup(
-            services: [DefaultsStoreService(store: store), Reader(store: store, running: running, readWhileDraining: drained)],
-            gracefulShutdownSignals: [],
-            logger: Logger(label: "test")
-        )
+        let group = serviceGroup(store, running: running, drained: drained)
         let run = Task { try await group.run() }
         #expect(await running.waitAsync { !$0.isEmpty })
         #expect(!store.isClosed)
@@ -53,11 +58,7 @@ struct DefaultsStoreServiceTests {
     func cancellationClosesTheStore() async throws {
         let store = try DefaultsStore.inMemory()
         let running = Collected<Bool>(), drained = Collected<Int>()
-        let group = ServiceGroup(
-            services: [DefaultsStoreService(store: store), Reader(store: store, running: running, readWhileDraining: drained)],
-            gracefulShutdownSignals: [],
-            logger: Logger(label: "test")
-        )
+        let group = serviceGroup(store, running: running, drained: drained)
         let run = Task { try await group.run() }
         #expect(await running.waitAsync { !$0.isEmpty })
         run.cancel()

@@ -70,6 +70,22 @@ struct MigrationTests {
         _ = token
     }
 
+    @Test("migration 5: a view of the user's own over the change log survives the rebuild")
+    func aUserViewOfTheLogSurvivesMigration5() throws {
+        let directory = try TemporaryDirectory()
+        let version4 = Migration.embedded.prefix { $0.version <= 4 }.map(\.sql).joined(separator: "\n")
+        try sqlite3(directory.database, version4 + """
+
+            PRAGMA user_version = 4;
+            INSERT INTO defaults VALUES ('a', 1);
+            CREATE VIEW recent_keys AS SELECT key FROM defaults_changes ORDER BY seq DESC LIMIT 3;
+            """)
+        let store = try DefaultsStore(path: directory.database)
+        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        try store.set(2, for: DefaultsKey<Int>("b", default: 0))
+        #expect(try sqlite3(directory.database, "SELECT group_concat(key, ' ') FROM recent_keys") == "b a")
+    }
+
     @Test func aFailingMigrationRollsBackAndIsNamed() throws {
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.database, create: true)
