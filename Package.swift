@@ -18,6 +18,8 @@ let package = Package(
         // of the core library build neither dependency.
         .library(name: "SQLiteDefaultsConfiguration", targets: ["SQLiteDefaultsConfiguration"]),
         .library(name: "SQLiteDefaultsServiceLifecycle", targets: ["SQLiteDefaultsServiceLifecycle"]),
+        // Fleet: one set of preferences across machines, through PostgreSQL (postgres-nio).
+        .library(name: "SQLiteDefaultsPostgres", targets: ["SQLiteDefaultsPostgres"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -28,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
     ],
     targets: [
         .systemLibrary(
@@ -82,8 +86,10 @@ let package = Package(
             name: "prefs",
             dependencies: [
                 "SQLiteDefaults",
+                "SQLiteDefaultsPostgres",
                 "PrefsFormats",
                 "ChildProcesses",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -187,6 +193,38 @@ let package = Package(
                 "SQLiteDefaultsServiceLifecycle",
                 "SQLiteDefaults",
                 "DefaultsTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Fleet: a Service that carries a store's changes to and from a PostgreSQL table.
+        .target(
+            name: "SQLiteDefaultsPostgres",
+            dependencies: [
+                "SQLiteDefaults",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A throwaway PostgreSQL server for the fleet tests and benchmarks (initdb, pg_ctl).
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: ["ChildProcesses"],
+            path: "Tests/PostgresTestSupport"
+        ),
+        .testTarget(
+            name: "SQLiteDefaultsPostgresTests",
+            dependencies: [
+                "SQLiteDefaultsPostgres",
+                "SQLiteDefaults",
+                "ChildProcesses",
+                "DefaultsTestSupport",
+                "PostgresTestSupport",
+                "prefs",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]

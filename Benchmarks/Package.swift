@@ -4,6 +4,7 @@
 //
 //     swift package --package-path Benchmarks benchmark            # every benchmark, time + mallocs
 //     bash Benchmarks/compare.sh                                    # one table of ratios
+//     bash Benchmarks/fleet.sh                                      # the fleet sync through PostgreSQL
 //
 import PackageDescription
 
@@ -15,6 +16,9 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // Already in the graph through package-benchmark (ordo-one/benchmark); the ratio table counts mallocs with it.
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),
+        // Only FleetRatios uses it (the library's fleet sync already depends on it); the other
+        // targets never build it.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // Raw SQLite for the baseline: the library's own shim is not a product.
@@ -56,6 +60,17 @@ let package = Package(
                 "BenchWriter",
                 .product(name: "SQLiteDefaults", package: "SQLiteDefaults"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
+        ),
+        // `fleet.sh`: the PostgreSQL fleet sync (SQLiteDefaultsPostgres) between stores of one
+        // process, through a throwaway server: latency, a burst to 10 machines, set cost.
+        // Not part of Ratios nor of the package-benchmark targets, so CI never builds postgres-nio.
+        .executableTarget(
+            name: "FleetRatios",
+            dependencies: [
+                .product(name: "SQLiteDefaultsPostgres", package: "SQLiteDefaults"),
+                .product(name: "SQLiteDefaults", package: "SQLiteDefaults"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ]

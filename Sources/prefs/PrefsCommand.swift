@@ -27,6 +27,7 @@ struct PrefsCommand: AsyncParsableCommand {
             RenameCommand.self,
             ListCommand.self,
             WatchCommand.self,
+            SyncCommand.self,
             ExportCommand.self,
             ImportCommand.self,
             DomainsCommand.self,

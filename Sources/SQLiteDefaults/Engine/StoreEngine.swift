@@ -273,8 +273,8 @@ final class StoreEngine: Sendable {
         deliverIfOutermost()
     }
 
-    /// Every write of every API ends here.
-    private func writeRow(_ key: String, _ row: SQLiteValue?, on connection: StoreConnection) throws {
+    /// Every write of every API ends here (a replicator's too, through `ReplicaTransaction`).
+    func writeRow(_ key: String, _ row: SQLiteValue?, on connection: StoreConnection) throws {
         do {
             try connection.write(key, row)
         } catch let error as DefaultsError {
@@ -283,8 +283,9 @@ final class StoreEngine: Sendable {
     }
 
     /// Runs `body` in one transaction (a savepoint when nested); rolls back and rethrows
-    /// whatever it throws, unchanged.
-    func transaction<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+    /// whatever it throws, unchanged. Its changes are announced with `origin` (`.external` for a
+    /// replicator applying another machine's changes).
+    func transaction<Result>(origin: DefaultsChangeOrigin = .local, _ body: (StoreConnection) throws -> Result) throws -> Result {
         let result = try withConnection { connection in
             try connection.begin()
             let mark = connection.recorder.mark()
@@ -295,7 +296,7 @@ final class StoreEngine: Sendable {
                 connection.rollback(to: mark)
                 throw error
             }
-            if try connection.commit() { publishCommitted(connection) }
+            if try connection.commit() { publishCommitted(connection, origin: origin) }
             return result
         }
         deliverIfOutermost()
@@ -322,7 +323,7 @@ final class StoreEngine: Sendable {
     /// After a commit (database lock held): the cache takes the committed values, and
     /// observed changes join the delivery queue in commit order. A key written several times
     /// is announced once, with its final value; a key left as it was, not at all.
-    private func publishCommitted(_ connection: StoreConnection) {
+    private func publishCommitted(_ connection: StoreConnection, origin: DefaultsChangeOrigin = .local) {
         connection.recorder.consumeCommitted { changes in
             if let sequences = changes.logSequences {
                 connection.changeLog?.noteOwnCommit(sequences, lastKey: changes.lastLoggedKey, database: connection.database)
@@ -334,13 +335,13 @@ final class StoreEngine: Sendable {
                 if write.value == nil { pruneTombstones() }
                 if case .some(let old) = previous, SQLiteValue.isSameRow(old, write.value) { return }
                 if registry.isObserved(write.key) {
-                    delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
+                    delivery.enqueue(.init(key: write.key, value: write.value, origin: origin))
                 }
             } else if !changes.writes.isEmpty {
                 let changed = cache.apply(changes.finalValues())
                 pruneTombstones()
                 for write in registry.observed(among: changed) {
-                    delivery.enqueue(.init(key: write.key, value: write.value, origin: .local))
+                    delivery.enqueue(.init(key: write.key, value: write.value, origin: origin))
                 }
             }
         }

@@ -1,0 +1,41 @@
+extension DefaultsStore {
+    /// Runs `body` as one write transaction for a replicator of this package (the PostgreSQL
+    /// fleet sync): what it writes to `defaults` is logged and cached as any write is, and this
+    /// store's observers hear it as `.external`, since another machine made the change.
+    ///
+    /// - Returns: what `body` returns.
+    /// - Throws: whatever `body` throws, after rolling everything back, or ``DefaultsError``
+    ///   when the transaction cannot begin or commit.
+    package func replicaTransaction<Result>(_ body: (ReplicaTransaction) throws -> Result) throws -> Result {
+        try core.transaction(origin: .external) { connection in
+            let transaction = ReplicaTransaction(engine: core, connection: connection)
+            defer { transaction.end() }
+            return try body(transaction)
+        }
+    }
+}
+
+extension DefaultsStore {
+    /// Runs `body` in one read transaction (one snapshot, no write lock taken), for a
+    /// replicator's comparisons; `body` must not write.
+    ///
+    /// - Returns: what `body` returns.
+    /// - Throws: whatever `body` throws, or ``DefaultsError`` when reading fails.
+    package func replicaRead<Result>(_ body: (ReplicaTransaction) throws -> Result) throws -> Result {
+        try core.withConnection { connection in
+            try connection.withReadTransaction {
+                let transaction = ReplicaTransaction(engine: core, connection: connection, readOnly: true)
+                defer { transaction.end() }
+                return try body(transaction)
+            }
+        }
+    }
+}
+
+extension SQLiteValue {
+    /// Whether two rows (`nil`: no row) hold the same stored value: the same storage class and
+    /// the same bits (`-0.0` differs from `0.0`).
+    package static func isSameStoredRow(_ a: SQLiteValue?, _ b: SQLiteValue?) -> Bool {
+        isSameRow(a, b)
+    }
+}

@@ -1,0 +1,76 @@
+import CSQLiteDefaults
+
+/// One write transaction of a replicator in this package (the PostgreSQL fleet sync): rows of
+/// `defaults` written through the store's one write path, and SQL on the replicator's own
+/// tables, committed together or not at all.
+///
+/// Package API, not public: it lends SQL access to the store's connection, which only code
+/// that keeps the file's invariants (the change log, the cache, the observers) may have. Valid
+/// only inside ``DefaultsStore/replicaTransaction(_:)``.
+package final class ReplicaTransaction {
+    private let engine: StoreEngine
+    private let connection: StoreConnection
+    private let readOnly: Bool
+    private var isOpen = true
+
+    init(engine: StoreEngine, connection: StoreConnection, readOnly: Bool = false) {
+        self.engine = engine
+        self.connection = connection
+        self.readOnly = readOnly
+    }
+
+    func end() { isOpen = false }
+
+    private func checkOpen() throws {
+        guard isOpen else {
+            throw DefaultsError(.misuse, "a ReplicaTransaction was used after its transaction ended")
+        }
+    }
+
+    /// The key's row as this transaction sees it; `nil` when there is none.
+    /// - Throws: ``DefaultsError`` when reading fails.
+    package func row(_ key: String) throws -> SQLiteValue? {
+        try checkOpen()
+        return try connection.read(key)
+    }
+
+    /// Writes (or, for `nil`, deletes) the key's row through the store's write path: the
+    /// change is logged, cached and announced after the commit like any other write.
+    /// - Throws: ``DefaultsError`` — `.invalidKey` for an empty name, or the write's failure.
+    package func write(_ key: String, _ value: SQLiteValue?) throws {
+        try checkOpen()
+        guard !readOnly else {
+            throw DefaultsError(.misuse, "a replicator wrote inside a read transaction")
+        }
+        try StoreEngine.validate(key)
+        try engine.writeRow(key, value, on: connection)
+    }
+
+    /// Runs one SQL statement on the replicator's own tables and returns its rows. Never for
+    /// `defaults` or the change log: those change only through ``write(_:_:)``.
+    /// - Throws: ``DefaultsError`` when SQLite fails.
+    @discardableResult
+    package func rows(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        try checkOpen()
+        if let aborted = connection.transactionAborted { throw aborted }
+        let statement = try connection.database.statement(sql)
+        defer { statement.reset() }
+        for (index, argument) in arguments.enumerated() {
+            try statement.bind(argument, at: Int32(index + 1))
+        }
+        let columns = sqlite3_column_count(statement.handle)
+        var result: [[SQLiteValue]] = []
+        while try statement.step() {
+            result.append((0..<columns).map { statement.value(at: $0) })
+        }
+        return result
+    }
+
+    /// Runs SQL without rows or arguments (several statements allowed), such as the
+    /// replicator's `CREATE TABLE IF NOT EXISTS`.
+    /// - Throws: ``DefaultsError`` when SQLite fails.
+    package func execute(_ sql: String) throws {
+        try checkOpen()
+        try connection.database.execute(sql)
+    }
+}

@@ -1,0 +1,15 @@
+import SQLiteDefaults
+
+/// One key as the fleet's table holds it: its value (`nil`: deleted) and the version of the
+/// push that wrote it. Versions grow in PostgreSQL's commit order (see ``FleetTable``).
+struct FleetRow: Sendable, Equatable {
+    let key: String
+    let value: SQLiteValue?
+    let version: Int64
+}
+
+/// A local row to push: the key and its value in this file now (`nil`: deleted).
+struct PendingRow: Sendable, Equatable {
+    let key: String
+    let value: SQLiteValue?
+}

@@ -1,0 +1,70 @@
+import Synchronization
+
+/// What wakes the sync's worker: keys the store reported changed, and news from PostgreSQL
+/// (a notification, or the periodic safety fetch). Coalesced: any number of signals between
+/// two wake-ups is one wake-up.
+final class SyncSignals: Sendable {
+    private struct State {
+        var dirty: Set<String> = []
+        var remote = false
+        var listening = false
+        var continuation: AsyncStream<Void>.Continuation?
+    }
+
+    private let state = Mutex(State())
+
+    /// The store committed a change of `key` (any origin).
+    func localChange(_ key: String) {
+        state.withLock { state in
+            state.dirty.insert(key)
+            state.continuation?.yield()
+        }
+    }
+
+    /// PostgreSQL may hold rows this file has not applied.
+    func remoteChange() {
+        state.withLock { state in
+            state.remote = true
+            state.continuation?.yield()
+        }
+    }
+
+    /// The session's `LISTEN` is in place.
+    func listening() {
+        state.withLock { state in
+            state.listening = true
+            state.continuation?.yield()
+        }
+    }
+
+    /// Whether the current session's `LISTEN` is in place.
+    var isListening: Bool { state.withLock { $0.listening } }
+
+    /// Starts a connection's session: what was signalled before is dropped (a session begins
+    /// with a full comparison and a full fetch), and a new wake-up sequence is returned.
+    func beginSession() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let previous = state.withLock { state in
+            defer {
+                state.dirty.removeAll()
+                state.remote = false
+                state.listening = false
+                state.continuation = continuation
+            }
+            return state.continuation
+        }
+        previous?.finish()
+        return stream
+    }
+
+    /// Takes what was signalled since the last call.
+    func take() -> (dirty: Set<String>, remote: Bool) {
+        state.withLock { state in
+            defer {
+                state.dirty.removeAll(keepingCapacity: true)
+                state.remote = false
+            }
+            return (state.dirty, state.remote)
+        }
+    }
+}

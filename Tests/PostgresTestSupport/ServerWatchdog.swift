@@ -1,0 +1,55 @@
+import ChildProcesses
+import Foundation
+
+/// A small `sh` process that shuts a throwaway server down and deletes its directory when this
+/// process ends without doing so: a crash, a `kill -9`, Ctrl-C, or a normal exit with the
+/// server still held (a `static let`, a leaked reference).
+///
+/// It reads its standard input, a pipe whose only writing end this object holds. The kernel
+/// closes that end when this process ends, however it ends; the watchdog then sees end of file,
+/// and if the directory still exists, sends the postmaster SIGINT (PostgreSQL's fast
+/// shutdown), waits up to 10 s for it to remove its pid file (then SIGQUIT), and deletes the
+/// directory. ``release()`` (after a normal ``PostgresServer/remove()``) closes the end early;
+/// the directory is gone by then, so the watchdog just exits. It ignores SIGINT, SIGHUP,
+/// SIGTERM and SIGQUIT, so a Ctrl-C aimed at the test run does not take it down first.
+final class ServerWatchdog: Sendable {
+    private let lifeline: CloseOnExecPipe
+    /// Kept so the `sh` is reaped and its status read when it ends.
+    private let process: Process
+
+    private static let script = """
+        trap '' INT HUP TERM QUIT
+        while read -r _; do :; done
+        [ -d "$1" ] || exit 0
+        pidfile="$1/data/postmaster.pid"
+        pid=$(head -n 1 "$pidfile" 2>/dev/null) && [ -n "$pid" ] && kill -INT "$pid" 2>/dev/null
+        i=0
+        while [ -e "$pidfile" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        if [ -e "$pidfile" ]; then
+            pid=$(head -n 1 "$pidfile" 2>/dev/null) && [ -n "$pid" ] && kill -QUIT "$pid" 2>/dev/null
+            sleep 1
+        fi
+        rm -rf "$1"
+        """
+
+    /// Starts the watchdog for `directory` (which holds the data directory `data`).
+    /// - Throws: when the pipe or the `sh` process cannot be created.
+    init(directory: String) throws {
+        let lifeline = try CloseOnExecPipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", Self.script, "postgres-test-watchdog", directory]
+        process.standardInput = lifeline.reading
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try? lifeline.reading.close()
+        self.lifeline = lifeline
+        self.process = process
+    }
+
+    /// Lets the watchdog exit now (it deletes the directory first if it still exists).
+    func release() {
+        try? lifeline.writing.close()
+    }
+}

@@ -1,0 +1,132 @@
+import DefaultsTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresTestSupport
+import SQLiteDefaults
+@testable import SQLiteDefaultsPostgres
+import Synchronization
+import Testing
+
+/// Short retries and safety fetches, so tests that stop the server do not wait 5 s per retry.
+extension DefaultsPostgresSync.Timing {
+    static let test = DefaultsPostgresSync.Timing(operationTimeout: .seconds(20), safetyFetchInterval: .seconds(1),
+                                                  firstRetryDelay: .milliseconds(50), longestRetryDelay: .milliseconds(500))
+}
+
+/// Log lines a test can read.
+final class CollectingLogHandler: LogHandler, @unchecked Sendable {
+    // @unchecked: `lines` is itself thread-safe (a Collected); metadata and logLevel are
+    // value copies that swift-log never shares between threads.
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = ProcessInfo.processInfo.environment["FLEET_DEBUG"] != nil ? .trace : .info
+    let lines: Collected<String>
+
+    init(lines: Collected<String>) { self.lines = lines }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.append("\(ContinuousClock.now) \(event.level): \(event.message) \(event.metadata ?? [:])")
+    }
+}
+
+/// One machine of a test fleet: its own SQLite file and store, its own PostgreSQL client,
+/// and a sync running in a task of its own.
+final class Machine: Sendable {
+    let path: String
+    let store: DefaultsStore
+    let sync: DefaultsPostgresSync
+    let log = Collected<String>()
+    private let task: Task<Void, any Error>
+
+    init(path: String, url: String, table: String = "defaults_fleet", store: DefaultsStore? = nil) throws {
+        self.path = path
+        let store = try store ?? DefaultsStore(path: path)
+        self.store = store
+        let client = PostgresClient(configuration: try PostgresURL(url).configuration)
+        let lines = log
+        let logger = Logger(label: "fleet-test") { _ in CollectingLogHandler(lines: lines) }
+        let sync = DefaultsPostgresSync(store: store, client: client, table: table, logger: logger, timing: .test)
+        self.sync = sync
+        let finished = finished
+        task = Task {
+            defer { finished.append(true) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                group.addTask { try await sync.run() }
+                defer { group.cancelAll() }
+                try await group.next()
+            }
+        }
+    }
+
+    /// Waits until the sync is connected and caught up.
+    func connected(timeout: Duration = .seconds(60)) async -> Bool {
+        await eventually(timeout: timeout) { sync.isConnected }
+    }
+
+    /// Stops the sync and its client; returns what `run()` threw, if anything. A sync that does
+    /// not end within 30 s of its cancellation is a failed expectation (and its log is shown).
+    @discardableResult
+    func stop(sourceLocation: SourceLocation = #_sourceLocation) async -> (any Error)? {
+        task.cancel()
+        guard await eventually(timeout: .seconds(30), { finished.count > 0 }) else {
+            Issue.record("the sync of \(path) did not stop when cancelled; its log: \(log.all)", sourceLocation: sourceLocation)
+            return nil
+        }
+        do {
+            try await task.value
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// What `run()` threw, waiting for it to end on its own; nil when it did not end in time.
+    func failure(timeout: Duration = .seconds(60)) async -> (any Error)? {
+        guard await eventually(timeout: timeout, { finished.count > 0 }) else { return nil }
+        return await stop()
+    }
+
+    /// Whether the sync's task has ended.
+    var hasEnded: Bool { finished.count > 0 }
+    private let finished = Collected<Bool>()
+
+    subscript(key: String) -> SQLiteValue? {
+        (try? store.entries().first { $0.key == key }?.value) ?? nil
+    }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes (a throwing condition
+/// counts as not yet); the outcome is asserted by the caller, so a slow machine only waits longer.
+func eventually(timeout: Duration = .seconds(60), _ condition: () throws -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if (try? condition()) == true { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return (try? condition()) == true
+}
+
+/// The store's rows as comparable text (storage class and exact bits).
+func snapshot(_ store: DefaultsStore) throws -> [String: String] {
+    var rows: [String: String] = [:]
+    for (key, value) in try store.entries() { rows[key] = canonical(value) }
+    return rows
+}
+
+/// A server for one test, removed when the test ends.
+func withServer<Result>(_ body: (PostgresServer) async throws -> Result) async throws -> Result {
+    let server = try await PostgresServer.start()
+    defer { server.remove() }
+    return try await body(server)
+}
+
+extension DefaultsKey where Value == SQLiteValue {
+    /// An untyped key: any storage class, as stored.
+    static func raw(_ name: String) -> DefaultsKey<SQLiteValue> { DefaultsKey<SQLiteValue>(name, default: .null) }
+}

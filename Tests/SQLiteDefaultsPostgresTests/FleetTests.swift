@@ -1,0 +1,338 @@
+import DefaultsTestSupport
+import Foundation
+import PostgresTestSupport
+import SQLiteDefaults
+@testable import SQLiteDefaultsPostgres
+import Testing
+
+/// Machines (SQLite files, each with its own store, client and sync) in one process, against a
+/// real PostgreSQL server that each test starts and removes.
+@Suite("Fleet sync through PostgreSQL", .serialized)
+struct FleetTests {
+    static let answer = DefaultsKey<Int>("answer", default: 0)
+
+    @Test("a write on one machine reaches the other's observers as an external change")
+    func propagates() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await a.connected())
+            #expect(await b.connected())
+            let seen = Collected<DefaultsChange<Int>>()
+            let token = b.store.observe(Self.answer) { seen.append($0) }
+            try a.store.set(42, for: Self.answer)
+            #expect(await seen.waitAsync { $0.contains { $0.newValue == 42 } })
+            #expect(b.store[Self.answer] == 42)
+            #expect(seen.all.allSatisfy { $0.origin == .external })
+            // And back.
+            try b.store.set(7, for: Self.answer)
+            #expect(await eventually { a.store[Self.answer] == 7 })
+            token.cancel()
+            #expect(await a.stop() == nil)
+            #expect(await b.stop() == nil)
+        }
+    }
+
+    @Test("every storage class arrives exactly: class and bits")
+    func storageClasses() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await a.connected())
+            #expect(await b.connected())
+            let values: [String: SQLiteValue] = [
+                "int.min": .integer(.min), "int.max": .integer(.max), "int.zero": .integer(0),
+                "real.negativeZero": .real(-0.0), "real.subnormal": .real(.leastNonzeroMagnitude),
+                "real.max": .real(.greatestFiniteMagnitude), "real.infinity": .real(-.infinity), "real.third": .real(1.0 / 3.0),
+                "text.empty": .text(""), "text.unicode": .text("héllo\u{0}wörld 🎉"), "text.json": .text(#"{"a":[1,2]}"#),
+                "blob.empty": .blob(Data()), "blob.bytes": .blob(Data((0...255).map { UInt8($0) })),
+            ]
+            try a.store.transaction { transaction in
+                for (key, value) in values { try transaction.set(value, for: .raw(key)) }
+            }
+            // NULL is a row too (the API removes the row for nil; plain SQL can store NULL).
+            _ = try sqlite3(a.path, "INSERT INTO defaults(key, value) VALUES ('null', NULL)")
+            #expect(await eventually { (try? a.store.entries().count) == values.count + 1 })
+            let expected = try snapshot(a.store)
+            #expect(await eventually { try snapshot(b.store) == expected })
+            let classes = try sqlite3(b.path, "SELECT key || ' ' || typeof(value) FROM defaults ORDER BY key")
+            #expect(classes.contains("int.max integer"))
+            #expect(classes.contains("real.negativeZero real"))
+            #expect(classes.contains("text.unicode text"))
+            #expect(classes.contains("blob.empty blob"))
+            #expect(classes.contains("null null"))
+            await a.stop()
+            await b.stop()
+        }
+    }
+
+    @Test("deletes propagate, and so do writes from another process and the sqlite3 shell")
+    func deletesAndOtherWriters() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await a.connected())
+            #expect(await b.connected())
+            try a.store.set(1, for: Self.answer)
+            #expect(await eventually { b.store.contains(Self.answer) })
+            try a.store.remove(Self.answer)
+            #expect(await eventually { !b.store.contains(Self.answer) })
+            #expect(try server.psql("SELECT storage_class FROM defaults_fleet WHERE key = 'answer'") == "deleted")
+
+            // A plain SQL client on machine A's file: A's store hears it as external, and the
+            // sync pushes it.
+            _ = try sqlite3(a.path, "INSERT INTO defaults(key, value) VALUES ('shell', 3.25)")
+            #expect(await eventually { b["shell"] == .real(3.25) })
+            _ = try sqlite3(a.path, "DELETE FROM defaults WHERE key = 'shell'")
+            #expect(await eventually { b["shell"] == nil && !b.store.keys().contains("shell") })
+            await a.stop()
+            await b.stop()
+        }
+    }
+
+    @Test("no echo: alternating writes make one push each, and a quiet fleet stays quiet")
+    func noEcho() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await a.connected())
+            #expect(await b.connected())
+            for turn in 1...10 {
+                let (writer, reader) = turn % 2 == 1 ? (a, b) : (b, a)
+                try writer.store.set(turn, for: Self.answer)
+                #expect(await eventually { reader.store[Self.answer] == turn })
+            }
+            // Every push is one version; an echo would be an eleventh.
+            #expect(await eventually { (try? server.psql("SELECT max(version) FROM defaults_fleet")) == "10" })
+            // Several safety fetches later, still nothing new.
+            try await Task.sleep(for: .seconds(3))
+            #expect(try server.psql("SELECT max(version) FROM defaults_fleet") == "10")
+            #expect(a.store[Self.answer] == 10 && b.store[Self.answer] == 10)
+            await a.stop()
+            await b.stop()
+        }
+    }
+
+    @Test("writes made on both sides while PostgreSQL is down are pushed when it returns, and converge")
+    func offlineBothSides() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await a.connected())
+            #expect(await b.connected())
+            try server.stopServer()
+            #expect(await eventually { !a.sync.isConnected && !b.sync.isConnected })
+            // Local reads and writes go on.
+            try a.store.set(.text("from a"), for: .raw("offline.a"))
+            try b.store.set(.text("from b"), for: .raw("offline.b"))
+            try a.store.set(.text("a's"), for: .raw("offline.shared"))
+            try b.store.set(.text("b's"), for: .raw("offline.shared"))
+            try server.startServer()
+            #expect(await a.connected())
+            #expect(await b.connected())
+            #expect(await eventually {
+                let left = try snapshot(a.store), right = try snapshot(b.store)
+                return left == right && left.count == 3
+            })
+            // The value both hold is the fleet table's: the last push in commit order.
+            let fleet = try server.psql("SELECT convert_from(bytes_value, 'UTF8') FROM defaults_fleet WHERE key = 'offline.shared'")
+            #expect(a["offline.shared"] == .text(fleet))
+            // One line when the server went away, one when the sync came back: not one per retry.
+            for machine in [a, b] {
+                #expect(machine.log.all.filter { $0.contains("retrying") }.count == 1, "\(machine.log.all)")
+                #expect(machine.log.all.filter { $0.contains("connected") }.count == 2, "\(machine.log.all)")
+            }
+            await a.stop()
+            await b.stop()
+        }
+    }
+
+    @Test("a server restarted in the middle of a stream of writes loses none of them")
+    func serverRestartMidStream() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await a.connected())
+            #expect(await b.connected())
+            for index in 0..<300 {
+                try a.store.set(.integer(Int64(index)), for: .raw("stream.\(index % 50)"))
+                if index == 120 { try server.restart() }
+                if index % 10 == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            let expected = try snapshot(a.store)
+            #expect(await eventually(timeout: .seconds(90)) { try snapshot(b.store) == expected })
+            #expect(b["stream.49"] == .integer(299))
+            await a.stop()
+            await b.stop()
+        }
+    }
+
+    @Test("ten machines writing 20 keys each, some of them shared, converge to one state")
+    func tenMachines() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let machines = try (0..<10).map { try Machine(path: directory.path + "/m\($0).sqlite", url: server.url()) }
+            for machine in machines { #expect(await machine.connected()) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, machine) in machines.enumerated() {
+                    group.addTask {
+                        for key in 0..<20 {
+                            // Keys 0–4 are written by every machine; the others are its own.
+                            let name = key < 5 ? "shared.\(key)" : "m\(index).k\(key)"
+                            try machine.store.set(.text("m\(index)"), for: .raw(name))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let converged = await eventually(timeout: .seconds(120)) {
+                let first = try snapshot(machines[0].store)
+                guard first.count == 5 + 10 * 15 else { return false }
+                return try machines.dropFirst().allSatisfy { try snapshot($0.store) == first }
+            }
+            #expect(converged)
+            // Each shared key holds the fleet table's value.
+            for key in 0..<5 {
+                let fleet = try server.psql("SELECT convert_from(bytes_value, 'UTF8') FROM defaults_fleet WHERE key = 'shared.\(key)'")
+                #expect(machines[0]["shared.\(key)"] == .text(fleet))
+            }
+            for machine in machines { await machine.stop() }
+        }
+    }
+
+    @Test("a file joining a fleet takes the fleet's values, then pushes the keys only it has")
+    func joining() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await b.connected())
+            try b.store.set(.text("light"), for: .raw("theme"))
+            #expect(await eventually { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "1" })
+
+            let path = directory.path + "/a.sqlite"
+            let existing = try DefaultsStore(path: path)
+            try existing.set(.text("dark"), for: .raw("theme"))
+            try existing.set(.integer(1), for: .raw("only.a"))
+            try existing.close()
+            let a = try Machine(path: path, url: server.url())
+            #expect(await a.connected())
+            #expect(a["theme"] == .text("light"))
+            #expect(await eventually { b["only.a"] == .integer(1) })
+            await a.stop()
+            await b.stop()
+        }
+    }
+
+    @Test("changes made while the sync was away, more than the change log keeps, still converge")
+    func longAbsence() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let path = directory.path + "/a.sqlite"
+            var a = try Machine(path: path, url: server.url())
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await a.connected())
+            #expect(await b.connected())
+            try a.store.set(.integer(-1), for: .raw("gone.soon"))
+            #expect(await eventually { b["gone.soon"] != nil })
+            await a.stop()
+            try a.store.close()
+
+            let offline = try DefaultsStore(path: path)
+            for batch in 0..<12 {
+                try offline.transaction { transaction in
+                    for index in 0..<1_000 {
+                        try transaction.set(.integer(Int64(batch * 1_000 + index)), for: .raw("key.\(index)"))
+                    }
+                }
+            }
+            try offline.remove(DefaultsKey<SQLiteValue>.raw("gone.soon"))
+            let expected = try snapshot(offline)
+            try offline.close()
+
+            a = try Machine(path: path, url: server.url())
+            #expect(await a.connected())
+            #expect(await eventually(timeout: .seconds(90)) { try snapshot(b.store) == expected },
+                    "A: \(a.log.all.suffix(20)) B: \(b.log.all.suffix(20)) B has \((try? snapshot(b.store).count) ?? -1) of \(expected.count)")
+            #expect(b["key.999"] == .integer(11_999))
+            await a.stop()
+            await b.stop()
+        }
+    }
+
+    @Test("a key PostgreSQL cannot hold (NUL in its name) stays local, once warned, and blocks nothing")
+    func nulKey() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await a.connected())
+            #expect(await b.connected())
+            try a.store.set(.integer(1), for: .raw("nul\u{0}key"))
+            try a.store.set(.integer(2), for: .raw("nul\u{0}key"))
+            try a.store.set(.integer(3), for: .raw("plain"))
+            #expect(await eventually { b["plain"] == .integer(3) })
+            #expect(b["nul\u{0}key"] == nil)
+            #expect(a.log.all.filter { $0.contains("NUL") }.count == 1)
+            await a.stop()
+            await b.stop()
+        }
+    }
+
+    @Test("a table of another shape, an invalid table name, a closed store: run() throws a clear error")
+    func fatalErrors() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            _ = try server.psql("CREATE TABLE other_shape (key integer, value text)")
+            let shaped = try Machine(path: directory.path + "/a.sqlite", url: server.url(), table: "other_shape")
+            let shapeError = await shaped.failure() as? DefaultsError
+            #expect(shapeError?.code == .incompatibleTable)
+            #expect(shapeError?.message.contains("other_shape") == true)
+            #expect(try server.psql("SELECT count(*) FROM other_shape") == "0")
+
+            let named = try Machine(path: directory.path + "/b.sqlite", url: server.url(), table: "bad name; DROP TABLE x")
+            #expect((await named.failure() as? DefaultsError)?.code == .invalidConfiguration)
+
+            let closing = try Machine(path: directory.path + "/c.sqlite", url: server.url())
+            #expect(await closing.connected())
+            try closing.store.close()
+            #expect((await closing.failure() as? DefaultsError)?.code == .closed)
+        }
+    }
+
+    @Test("table names: TABLE or SCHEMA.TABLE, letters, digits and underscores, at most 63 bytes")
+    func tableNames() throws {
+        #expect(try FleetTableName("defaults_fleet").quoted == "\"defaults_fleet\"")
+        #expect(try FleetTableName("ops.Fleet_2").quoted == "\"ops\".\"Fleet_2\"")
+        for bad in ["", "1abc", "a-b", "a.b.c", "a\"b", "x;DROP TABLE y", String(repeating: "a", count: 64), ".a", "a."] {
+            #expect(throws: DefaultsError.self, "\(bad)") { try FleetTableName(bad) }
+        }
+    }
+
+    @Test("URLs: the parts, the defaults, sslmode, and clear errors that never show the password")
+    func urls() throws {
+        let url = try PostgresURL("postgresql://us%40er:p%3Ass@db.example:6543/prefs?sslmode=require&application_name=x")
+        #expect(url.configuration.host == "db.example")
+        #expect(url.configuration.port == 6543)
+        #expect(url.configuration.username == "us@er")
+        #expect(url.configuration.password == "p:ss")
+        #expect(url.configuration.database == "prefs")
+        #expect(url.description.contains("***") && !url.description.contains("p:ss") && !url.description.contains("p%3Ass"))
+        #expect(try PostgresURL("postgres://u@h/d").configuration.port == 5432)
+        #expect(try PostgresURL("postgres://u@[::1]:5433/d").configuration.host == "::1")
+        for bad in ["", "not a url", "http://u@h/d", "postgres://h/d", "postgres://u@/d", "postgres://u@h", "postgres://u@h:0/d",
+                    "postgres://u@h/d?sslmode=sometimes", "postgres://u@h/d?color=blue", "postgres://u:secret@h/d?connect_timeout=-1"] {
+            #expect {
+                try PostgresURL(bad)
+            } throws: { error in
+                let error = error as? DefaultsError
+                return error?.code == .invalidConfiguration && error?.message.contains("secret") == false
+            }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import ChildProcesses
+import DefaultsTestSupport
+import Foundation
+import PostgresTestSupport
+import SQLiteDefaults
+import Testing
+
+/// `prefs sync` as a sidecar process: started, killed and stopped for real.
+@Suite("prefs sync", .serialized)
+struct SyncCommandTests {
+    /// A running `prefs sync`, its standard error collected line by line.
+    final class Sidecar: Sendable {
+        let process: ChildProcess
+        let errors = Collected<String>()
+
+        init(database: String, arguments: [String]) throws {
+            let errors = errors
+            process = try ChildProcess(builtExecutable("prefs"), ["--db", database, "sync"] + arguments,
+                                       onErrorLine: { errors.append($0) })
+        }
+
+        func ready() async -> Bool {
+            await errors.waitAsync(timeout: .seconds(60)) { $0.contains("ready") }
+        }
+    }
+
+    static func freePort() throws -> Int {
+        // A port that was free a moment ago and that nothing listens on.
+        let server = try PostgresServer.start()
+        let port = server.port
+        server.remove()
+        return port
+    }
+
+    @Test("SIGKILL right after 50 local writes loses none of them: a restarted sidecar pushes them")
+    func killedAfterWrites() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let path = directory.path + "/a.sqlite"
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await b.connected())
+            let first = try Sidecar(database: path, arguments: ["--postgres", server.url(), "--ready"])
+            #expect(await first.ready())
+
+            let store = try DefaultsStore(path: path)
+            for index in 0..<50 {
+                try store.set(.integer(Int64(index)), for: .raw("written.\(index)"))
+            }
+            first.process.send(SIGKILL)
+            let killed = await first.process.wait(timeout: .seconds(30))
+            #expect(killed?.killedBySignal == true)
+
+            let second = try Sidecar(database: path, arguments: ["--postgres", server.url(), "--ready"])
+            #expect(await second.ready())
+            #expect(await eventually { (0..<50).allSatisfy { b["written.\($0)"] == .integer(Int64($0)) } })
+            // And the other way, to the sidecar's file, observed by the store in this process.
+            try b.store.set(.text("hello"), for: .raw("from.b"))
+            #expect(await eventually { ((try? store.entries()) ?? []).contains { $0.key == "from.b" } })
+
+            second.process.send(SIGTERM)
+            let outcome = await second.process.wait(timeout: .seconds(30))
+            #expect(outcome?.killedBySignal == false)
+            #expect(outcome?.status == 0)
+            await b.stop()
+            try store.close()
+        }
+    }
+
+    @Test("a refused port: one line, retries until the server is there, exit 0 on SIGTERM")
+    func refusedPort() async throws {
+        let directory = try TemporaryDirectory()
+        let port = try Self.freePort()
+        let sidecar = try Sidecar(database: directory.database,
+                                  arguments: ["--postgres", "postgres://postgres@127.0.0.1:\(port)/postgres"])
+        #expect(await sidecar.errors.waitAsync(timeout: .seconds(60)) { $0.contains { $0.contains("retrying") } })
+        // Retries are quiet: still one line a while later.
+        try await Task.sleep(for: .seconds(2))
+        #expect(sidecar.errors.all.count == 1, "\(sidecar.errors.all)")
+        #expect(sidecar.errors.all.first?.hasPrefix("prefs: ") == true)
+        sidecar.process.send(SIGTERM)
+        let outcome = await sidecar.process.wait(timeout: .seconds(30))
+        #expect(outcome?.killedBySignal == false)
+        #expect(outcome?.status == 0)
+    }
+
+    @Test("a bad URL, bad credentials, a missing database, a table of another shape, a bad table name: one line, exit 1")
+    func oneLineErrors() async throws {
+        try await withServer { server in
+            try server.createUser("fleet", password: "right")
+            try server.createDatabase("fleetdb", owner: "fleet")
+            _ = try server.psql("CREATE TABLE other_shape (key integer)")
+            let directory = try TemporaryDirectory()
+            let cases: [(arguments: [String], says: String)] = [
+                (["--postgres", "not a url"], "URL"),
+                (["--postgres", "mysql://u@h/d"], "scheme"),
+                (["--postgres", server.url(user: "fleet", password: "wrong")], "login"),
+                (["--postgres", server.url(database: "missing")], "database"),
+                (["--postgres", server.url(), "--table", "other_shape"], "shape"),
+                (["--postgres", server.url(), "--table", "no-such name"], "table name"),
+                // Logged in, but PostgreSQL 15 lets no ordinary user create tables in `public`.
+                (["--postgres", server.url(user: "fleet", password: "right")], "denied"),
+            ]
+            for (arguments, says) in cases {
+                let sidecar = try Sidecar(database: directory.database, arguments: arguments)
+                let outcome = await sidecar.process.wait(timeout: .seconds(90))
+                #expect(outcome?.status == 1, "\(arguments)")
+                #expect(outcome?.killedBySignal == false)
+                let lines = outcome?.standardError.split(separator: "\n") ?? []
+                #expect(lines.count == 1, "\(arguments): \(lines)")
+                #expect(lines.first?.hasPrefix("prefs: ") == true)
+                #expect(lines.first?.contains(says) == true, "\(arguments): \(lines)")
+                #expect(lines.first?.contains("wrong") == false)
+            }
+            // The right password works.
+            let good = try Sidecar(database: directory.database, arguments: ["--postgres", server.url(user: "fleet", password: "right", database: "fleetdb"), "--ready"])
+            #expect(await good.ready())
+            good.process.send(SIGINT)
+            #expect(await good.process.wait(timeout: .seconds(30))?.status == 0)
+        }
+    }
+}
