@@ -239,6 +239,23 @@ for target in package.targets where target.type != .system && target.type != .pl
     target.swiftSettings = settings
 }
 
+// Scripts/sanitize.sh sets SQLITEDEFAULTS_WITHOUT_FLEET: its runs cover the engine and the
+// reliability suites, and building postgres-nio and BoringSSL under each sanitizer would add
+// about ten minutes to CI for code those suites never call. `prefs` then has no `sync`.
+if ProcessInfo.processInfo.environment["SQLITEDEFAULTS_WITHOUT_FLEET"] != nil {
+    let fleetTargets: Set<String> = ["SQLiteDefaultsPostgres", "PostgresTestSupport", "SQLiteDefaultsPostgresTests"]
+    package.products.removeAll { $0.name == "SQLiteDefaultsPostgres" }
+    package.targets.removeAll { fleetTargets.contains($0.name) }
+    for target in package.targets where target.name == "prefs" {
+        target.dependencies.removeAll { String(describing: $0).contains("Postgres") }
+        target.swiftSettings = (target.swiftSettings ?? []) + [.define("SQLITEDEFAULTS_WITHOUT_FLEET")]
+    }
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
+        return location.hasSuffix("/postgres-nio") || location.hasSuffix("/swift-nio-ssl")
+    }
+}
+
 // The DocC plugin only when documentation is generated, so users never resolve it:
 //   SQLITEDEFAULTS_GENERATE_DOCS=1 swift package generate-documentation --target SQLiteDefaults
 // (SWIFT_PREVIEW_DOCS, as swift-configuration spells it, works too.)

@@ -18,6 +18,8 @@ cd "$(dirname "$0")/.."
 which="${1:-all}"
 filter="${SANITIZE_FILTER:-SQLiteDefaultsTests|SQLiteDefaultsReliabilityTests}"
 export SOAK_SECONDS="${SOAK_SECONDS:-15}"
+# The manifest leaves the fleet (postgres-nio, BoringSSL) out of these builds: see Package.swift.
+export SQLITEDEFAULTS_WITHOUT_FLEET=1
 # halt_on_error: the first report ends the process with a non-zero status, so no race
 # slips by in a child process whose stderr nobody reads.
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}"

@@ -157,27 +157,33 @@ struct FleetTable: Sendable {
 
     // MARK: Writing
 
-    /// The largest number of rows in one INSERT: 7 parameters each, well under PostgreSQL's
+    /// The largest number of rows in one INSERT: 5 parameters each, well under PostgreSQL's
     /// 65,535 parameters per statement.
     static let rowsPerStatement = 1_000
 
     /// Writes `rows` in one transaction, all with one new version, and notifies the channel
     /// when it commits. Returns the version.
+    ///
+    /// Four round trips for up to ``rowsPerStatement`` rows: `BEGIN`, the lock, one statement
+    /// that picks the version, upserts and queues the notification, and `COMMIT`.
     func push(_ rows: [PendingRow], origin: String, on connection: PostgresConnection) async throws -> Int64 {
         try await connection.query("BEGIN", logger: logger)
         do {
             try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(name.quoted) IN SHARE ROW EXCLUSIVE MODE"), logger: logger)
-            var version: Int64 = 1
-            let next = try await connection.query(PostgresQuery(unsafeSQL: "SELECT coalesce(max(version), 0) + 1 FROM \(name.quoted)"), logger: logger)
-            for try await value in next.decode(Int64.self) { version = value }
+            var version: Int64?
             var start = 0
             while start < rows.count {
                 let chunk = rows[start..<min(start + Self.rowsPerStatement, rows.count)]
-                try await connection.query(upsert(chunk, version: version, origin: origin), logger: logger)
+                let result = try await connection.query(upsert(chunk, version: version, origin: origin), logger: logger)
+                if version == nil {
+                    for try await value in result.decode(Int64.self) { version = value }
+                }
                 start += chunk.count
             }
-            try await connection.query("SELECT pg_notify(\(name.channel), \(String(version)))", logger: logger)
             try await connection.query("COMMIT", logger: logger)
+            guard let version else {
+                throw DefaultsError(.incompatibleTable, "the PostgreSQL table \(name) returned no version for a push")
+            }
             return version
         } catch {
             _ = try? await connection.query("ROLLBACK", logger: logger)
@@ -185,10 +191,13 @@ struct FleetTable: Sendable {
         }
     }
 
-    private func upsert(_ rows: ArraySlice<PendingRow>, version: Int64, origin: String) throws -> PostgresQuery {
+    /// The upsert of one chunk. The first chunk (`version` nil) also picks the version (the
+    /// largest plus one, under the lock the transaction holds), queues the notification, and
+    /// returns the version; the others reuse it.
+    private func upsert(_ rows: ArraySlice<PendingRow>, version: Int64?, origin: String) throws -> PostgresQuery {
         var binds = PostgresBindings(capacity: rows.count * 5 + 2)
-        binds.append(version)
         binds.append(origin)
+        if let version { binds.append(version) } else { binds.append(name.channel) }
         var values: [String] = []
         values.reserveCapacity(rows.count)
         for row in rows {
@@ -208,14 +217,25 @@ struct FleetTable: Sendable {
             case .blob(let bytes):
                 binds.append("blob"); binds.appendNull(); binds.appendNull(); binds.append(ByteBuffer(bytes: bytes))
             }
-            values.append("($\(first), $\(first + 1), $\(first + 2)::bigint, $\(first + 3)::double precision, $\(first + 4)::bytea, $1, $2, now())")
+            values.append("($\(first)::text, $\(first + 1)::text, $\(first + 2)::bigint, $\(first + 3)::double precision, $\(first + 4)::bytea)")
         }
-        return PostgresQuery(unsafeSQL: """
+        let upsert = """
             INSERT INTO \(name.quoted) (key, storage_class, integer_value, real_value, bytes_value, version, origin, updated_at)
-            VALUES \(values.joined(separator: ", "))
+            SELECT v.key, v.storage_class, v.integer_value, v.real_value, v.bytes_value, %VERSION%, $1, now()
+            FROM (VALUES \(values.joined(separator: ", "))) AS v(key, storage_class, integer_value, real_value, bytes_value)
             ON CONFLICT (key) DO UPDATE SET storage_class = excluded.storage_class, integer_value = excluded.integer_value,
                 real_value = excluded.real_value, bytes_value = excluded.bytes_value, version = excluded.version,
                 origin = excluded.origin, updated_at = excluded.updated_at
+            """
+        guard version == nil else {
+            return PostgresQuery(unsafeSQL: upsert.replacingOccurrences(of: "%VERSION%", with: "$2::bigint"), binds: binds)
+        }
+        // The statement's snapshot is taken after the lock, so max(version) sees every push
+        // committed before this one; the INSERT in the WITH runs once whether or not it is read.
+        return PostgresQuery(unsafeSQL: """
+            WITH next AS (SELECT coalesce(max(version), 0) + 1 AS version FROM \(name.quoted)),
+            written AS (\(upsert.replacingOccurrences(of: "%VERSION%", with: "(SELECT version FROM next)")) RETURNING 1)
+            SELECT next.version FROM next, LATERAL (SELECT pg_notify($2, next.version::text)) AS notified
             """, binds: binds)
     }
 

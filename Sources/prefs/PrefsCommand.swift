@@ -19,7 +19,12 @@ struct PrefsCommand: AsyncParsableCommand {
             `prefs --generate-completion-script bash|zsh|fish`. Try `prefs demo`.
             """,
         version: PrefsCommand.version,
-        subcommands: [
+        subcommands: PrefsCommand.commands
+    )
+
+    /// Every command; `sync` unless the package was built without the fleet (the sanitizer runs).
+    static let commands: [any ParsableCommand.Type] = {
+        var commands: [any ParsableCommand.Type] = [
             ReadCommand.self,
             ReadTypeCommand.self,
             WriteCommand.self,
@@ -27,14 +32,17 @@ struct PrefsCommand: AsyncParsableCommand {
             RenameCommand.self,
             ListCommand.self,
             WatchCommand.self,
-            SyncCommand.self,
             ExportCommand.self,
             ImportCommand.self,
             DomainsCommand.self,
             DemoCommand.self,
             WriteLoopCommand.self,
         ]
-    )
+        #if !SQLITEDEFAULTS_WITHOUT_FLEET
+        commands.insert(SyncCommand.self, at: 7)
+        #endif
+        return commands
+    }()
 
     @OptionGroup var storeOptions: StoreOptions
 

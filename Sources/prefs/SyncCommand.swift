@@ -1,3 +1,4 @@
+#if !SQLITEDEFAULTS_WITHOUT_FLEET
 import ArgumentParser
 import Foundation
 import Logging
@@ -79,3 +80,4 @@ struct SyncCommand: AsyncParsableCommand {
         }
     }
 }
+#endif
