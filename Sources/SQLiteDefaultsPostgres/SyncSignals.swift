@@ -7,6 +7,7 @@ final class SyncSignals: Sendable {
     private struct State {
         var dirty: Set<String> = []
         var remote = false
+        var notified: [Int64] = []
         var listening = false
         var continuation: AsyncStream<Void>.Continuation?
     }
@@ -21,10 +22,20 @@ final class SyncSignals: Sendable {
         }
     }
 
-    /// PostgreSQL may hold rows this file has not applied.
+    /// PostgreSQL may hold rows this file has not applied: always fetch.
     func remoteChange() {
         state.withLock { state in
             state.remote = true
+            state.continuation?.yield()
+        }
+    }
+
+    /// PostgreSQL notified a push of `version` (the payload); the worker may skip the fetch
+    /// when every version up to it was its own.
+    func notified(_ version: Int64?) {
+        guard let version else { return remoteChange() }
+        state.withLock { state in
+            state.notified.append(version)
             state.continuation?.yield()
         }
     }
@@ -48,6 +59,7 @@ final class SyncSignals: Sendable {
             defer {
                 state.dirty.removeAll()
                 state.remote = false
+                state.notified.removeAll()
                 state.listening = false
                 state.continuation = continuation
             }
@@ -57,14 +69,28 @@ final class SyncSignals: Sendable {
         return stream
     }
 
+    /// What was signalled since the last ``take()``.
+    struct Taken {
+        var dirty: Set<String>
+        var remote: Bool
+        var notified: [Int64]
+
+        mutating func merge(_ other: Taken) {
+            dirty.formUnion(other.dirty)
+            remote = remote || other.remote
+            notified += other.notified
+        }
+    }
+
     /// Takes what was signalled since the last call.
-    func take() -> (dirty: Set<String>, remote: Bool) {
+    func take() -> Taken {
         state.withLock { state in
             defer {
                 state.dirty.removeAll(keepingCapacity: true)
                 state.remote = false
+                state.notified.removeAll(keepingCapacity: true)
             }
-            return (state.dirty, state.remote)
+            return Taken(dirty: state.dirty, remote: state.remote, notified: state.notified)
         }
     }
 }

@@ -11,6 +11,7 @@ import Testing
 /// Short retries and safety fetches, so tests that stop the server do not wait 5 s per retry.
 extension DefaultsPostgresSync.Timing {
     static let test = DefaultsPostgresSync.Timing(operationTimeout: .seconds(20), safetyFetchInterval: .seconds(1),
+                                                  minimumPushInterval: .milliseconds(10),
                                                   firstRetryDelay: .milliseconds(50), longestRetryDelay: .milliseconds(500))
 }
 
@@ -43,14 +44,15 @@ final class Machine: Sendable {
     let log = Collected<String>()
     private let task: Task<Void, any Error>
 
-    init(path: String, url: String, table: String = "defaults_fleet", store: DefaultsStore? = nil) throws {
+    init(path: String, url: String, table: String = "defaults_fleet", store: DefaultsStore? = nil,
+         timing: DefaultsPostgresSync.Timing = .test) throws {
         self.path = path
         let store = try store ?? DefaultsStore(path: path)
         self.store = store
         let client = PostgresClient(configuration: try PostgresURL(url).configuration)
         let lines = log
         let logger = Logger(label: "fleet-test") { _ in CollectingLogHandler(lines: lines) }
-        let sync = DefaultsPostgresSync(store: store, client: client, table: table, logger: logger, timing: .test)
+        let sync = DefaultsPostgresSync(store: store, client: client, table: table, logger: logger, timing: timing)
         self.sync = sync
         let finished = finished
         task = Task {

@@ -265,6 +265,36 @@ struct FleetTests {
         }
     }
 
+    @Test("a server frozen with SIGSTOP: the sync gives its connection up at the deadline, and converges after SIGCONT")
+    func frozenServer() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let timing = DefaultsPostgresSync.Timing(operationTimeout: .seconds(2), safetyFetchInterval: .milliseconds(500),
+                                                     minimumPushInterval: .milliseconds(10), firstRetryDelay: .milliseconds(50), longestRetryDelay: .milliseconds(500))
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url(), timing: timing)
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url(), timing: timing)
+            #expect(await a.connected())
+            #expect(await b.connected())
+            // The postmaster and its backends (one per connection): this server's processes only.
+            let pidFile = try String(contentsOfFile: server.dataDirectory + "/postmaster.pid", encoding: .utf8)
+            let postmaster = try #require(pidFile.split(separator: "\n").first.flatMap { Int32($0) })
+            let children = try runProcess("/usr/bin/pgrep", ["-P", String(postmaster)]).output
+                .split(separator: "\n").compactMap { Int32($0) }
+            let frozen = [postmaster] + children
+            for pid in frozen { kill(pid, SIGSTOP) }
+            defer { for pid in frozen { kill(pid, SIGCONT) } }
+
+            try a.store.set(.integer(5), for: .raw("frozen"))
+            // Local reads and writes go on; the push hangs until the deadline gives it up.
+            #expect(a["frozen"] == .integer(5))
+            #expect(await eventually(timeout: .seconds(30)) { !a.sync.isConnected })
+            for pid in frozen { kill(pid, SIGCONT) }
+            #expect(await eventually(timeout: .seconds(90)) { b["frozen"] == .integer(5) })
+            await a.stop()
+            await b.stop()
+        }
+    }
+
     @Test("a key PostgreSQL cannot hold (NUL in its name) stays local, once warned, and blocks nothing")
     func nulKey() async throws {
         try await withServer { server in

@@ -95,6 +95,8 @@ struct SyncCommandTests {
                 (["--postgres", "mysql://u@h/d"], "scheme"),
                 (["--postgres", server.url(user: "fleet", password: "wrong")], "login"),
                 (["--postgres", server.url(database: "missing")], "database"),
+                // This server has no TLS; the URL demands it.
+                (["--postgres", server.url() + "?sslmode=require"], "TLS"),
                 (["--postgres", server.url(), "--table", "other_shape"], "shape"),
                 (["--postgres", server.url(), "--table", "no-such name"], "table name"),
                 // Logged in, but PostgreSQL 15 lets no ordinary user create tables in `public`.
