@@ -132,3 +132,20 @@ extension DefaultsKey where Value == SQLiteValue {
     /// An untyped key: any storage class, as stored.
     static func raw(_ name: String) -> DefaultsKey<SQLiteValue> { DefaultsKey<SQLiteValue>(name, default: .null) }
 }
+
+/// Two machines, `a` and `b`, on files of their own, connected to a server of their own; both
+/// syncs are stopped (and must stop) after `body`, and the server is removed.
+func withPair(timing: DefaultsPostgresSync.Timing = .test,
+              _ body: (PostgresServer, Machine, Machine) async throws -> Void) async throws {
+    try await withServer { server in
+        let directory = try TemporaryDirectory()
+        let a = try Machine(path: directory.path + "/a.sqlite", url: server.url(), timing: timing)
+        let b = try Machine(path: directory.path + "/b.sqlite", url: server.url(), timing: timing)
+        #expect(await a.connected())
+        #expect(await b.connected())
+        try await body(server, a, b)
+        await a.stop()
+        await b.stop()
+        withExtendedLifetime(directory) {}
+    }
+}

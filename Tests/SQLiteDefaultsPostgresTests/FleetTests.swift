@@ -13,12 +13,7 @@ struct FleetTests {
 
     @Test("a write on one machine reaches the other's observers as an external change")
     func propagates() async throws {
-        try await withServer { server in
-            let directory = try TemporaryDirectory()
-            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
-            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
-            #expect(await a.connected())
-            #expect(await b.connected())
+        try await withPair { server, a, b in
             let seen = Collected<DefaultsChange<Int>>()
             let token = b.store.observe(Self.answer) { seen.append($0) }
             try a.store.set(42, for: Self.answer)
@@ -36,12 +31,7 @@ struct FleetTests {
 
     @Test("every storage class arrives exactly: class and bits")
     func storageClasses() async throws {
-        try await withServer { server in
-            let directory = try TemporaryDirectory()
-            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
-            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
-            #expect(await a.connected())
-            #expect(await b.connected())
+        try await withPair { server, a, b in
             let values: [String: SQLiteValue] = [
                 "int.min": .integer(.min), "int.max": .integer(.max), "int.zero": .integer(0),
                 "real.negativeZero": .real(-0.0), "real.subnormal": .real(.leastNonzeroMagnitude),
@@ -63,19 +53,12 @@ struct FleetTests {
             #expect(classes.contains("text.unicode text"))
             #expect(classes.contains("blob.empty blob"))
             #expect(classes.contains("null null"))
-            await a.stop()
-            await b.stop()
         }
     }
 
     @Test("deletes propagate, and so do writes from another process and the sqlite3 shell")
     func deletesAndOtherWriters() async throws {
-        try await withServer { server in
-            let directory = try TemporaryDirectory()
-            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
-            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
-            #expect(await a.connected())
-            #expect(await b.connected())
+        try await withPair { server, a, b in
             try a.store.set(1, for: Self.answer)
             #expect(await eventually { b.store.contains(Self.answer) })
             try a.store.remove(Self.answer)
@@ -88,19 +71,12 @@ struct FleetTests {
             #expect(await eventually { b["shell"] == .real(3.25) })
             _ = try sqlite3(a.path, "DELETE FROM defaults WHERE key = 'shell'")
             #expect(await eventually { b["shell"] == nil && !b.store.keys().contains("shell") })
-            await a.stop()
-            await b.stop()
         }
     }
 
     @Test("no echo: alternating writes make one push each, and a quiet fleet stays quiet")
     func noEcho() async throws {
-        try await withServer { server in
-            let directory = try TemporaryDirectory()
-            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
-            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
-            #expect(await a.connected())
-            #expect(await b.connected())
+        try await withPair { server, a, b in
             for turn in 1...10 {
                 let (writer, reader) = turn % 2 == 1 ? (a, b) : (b, a)
                 try writer.store.set(turn, for: Self.answer)
@@ -112,19 +88,12 @@ struct FleetTests {
             try await Task.sleep(for: .seconds(3))
             #expect(try server.psql("SELECT max(version) FROM defaults_fleet") == "10")
             #expect(a.store[Self.answer] == 10 && b.store[Self.answer] == 10)
-            await a.stop()
-            await b.stop()
         }
     }
 
     @Test("writes made on both sides while PostgreSQL is down are pushed when it returns, and converge")
     func offlineBothSides() async throws {
-        try await withServer { server in
-            let directory = try TemporaryDirectory()
-            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
-            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
-            #expect(await a.connected())
-            #expect(await b.connected())
+        try await withPair { server, a, b in
             try server.stopServer()
             #expect(await eventually { !a.sync.isConnected && !b.sync.isConnected })
             // Local reads and writes go on.
@@ -147,19 +116,12 @@ struct FleetTests {
                 #expect(machine.log.all.filter { $0.contains("retrying") }.count == 1, "\(machine.log.all)")
                 #expect(machine.log.all.filter { $0.contains("connected") }.count == 2, "\(machine.log.all)")
             }
-            await a.stop()
-            await b.stop()
         }
     }
 
     @Test("a server restarted in the middle of a stream of writes loses none of them")
     func serverRestartMidStream() async throws {
-        try await withServer { server in
-            let directory = try TemporaryDirectory()
-            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
-            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
-            #expect(await a.connected())
-            #expect(await b.connected())
+        try await withPair { server, a, b in
             for index in 0..<300 {
                 try a.store.set(.integer(Int64(index)), for: .raw("stream.\(index % 50)"))
                 if index == 120 { try server.restart() }
@@ -168,8 +130,6 @@ struct FleetTests {
             let expected = try snapshot(a.store)
             #expect(await eventually(timeout: .seconds(90)) { try snapshot(b.store) == expected })
             #expect(b["stream.49"] == .integer(299))
-            await a.stop()
-            await b.stop()
         }
     }
 
@@ -224,8 +184,6 @@ struct FleetTests {
             #expect(await a.connected())
             #expect(a["theme"] == .text("light"))
             #expect(await eventually { b["only.a"] == .integer(1) })
-            await a.stop()
-            await b.stop()
         }
     }
 
@@ -267,14 +225,10 @@ struct FleetTests {
 
     @Test("a server frozen with SIGSTOP: the sync gives its connection up at the deadline, and converges after SIGCONT")
     func frozenServer() async throws {
-        try await withServer { server in
-            let directory = try TemporaryDirectory()
-            let timing = DefaultsPostgresSync.Timing(operationTimeout: .seconds(2), safetyFetchInterval: .milliseconds(500),
-                                                     minimumPushInterval: .milliseconds(10), firstRetryDelay: .milliseconds(50), longestRetryDelay: .milliseconds(500))
-            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url(), timing: timing)
-            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url(), timing: timing)
-            #expect(await a.connected())
-            #expect(await b.connected())
+        let timing = DefaultsPostgresSync.Timing(operationTimeout: .seconds(2), safetyFetchInterval: .milliseconds(500),
+                                                 minimumPushInterval: .milliseconds(10), firstRetryDelay: .milliseconds(50),
+                                                 longestRetryDelay: .milliseconds(500))
+        try await withPair(timing: timing) { server, a, b in
             // The postmaster and its backends (one per connection): this server's processes only.
             let pidFile = try String(contentsOfFile: server.dataDirectory + "/postmaster.pid", encoding: .utf8)
             let postmaster = try #require(pidFile.split(separator: "\n").first.flatMap { Int32($0) })
@@ -290,27 +244,18 @@ struct FleetTests {
             #expect(await eventually(timeout: .seconds(30)) { !a.sync.isConnected })
             for pid in frozen { kill(pid, SIGCONT) }
             #expect(await eventually(timeout: .seconds(90)) { b["frozen"] == .integer(5) })
-            await a.stop()
-            await b.stop()
         }
     }
 
     @Test("a key PostgreSQL cannot hold (NUL in its name) stays local, once warned, and blocks nothing")
     func nulKey() async throws {
-        try await withServer { server in
-            let directory = try TemporaryDirectory()
-            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
-            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
-            #expect(await a.connected())
-            #expect(await b.connected())
+        try await withPair { server, a, b in
             try a.store.set(.integer(1), for: .raw("nul\u{0}key"))
             try a.store.set(.integer(2), for: .raw("nul\u{0}key"))
             try a.store.set(.integer(3), for: .raw("plain"))
             #expect(await eventually { b["plain"] == .integer(3) })
             #expect(b["nul\u{0}key"] == nil)
             #expect(a.log.all.filter { $0.contains("NUL") }.count == 1)
-            await a.stop()
-            await b.stop()
         }
     }
 

@@ -147,8 +147,8 @@ final class NotificationLog: Sendable {
 
 /// The floor of write on A → observer on B: the library's PostgreSQL protocol with postgres-nio
 /// alone, no SQLite on either side. A writer connection runs the library's push transaction
-/// (`BEGIN`; `LOCK TABLE … IN SHARE ROW EXCLUSIVE MODE`; `SELECT max(version) + 1`; the upsert;
-/// `pg_notify`; `COMMIT`) on a table of the same shape; a reader connection `LISTEN`s, and on
+/// (`BEGIN`; `LOCK TABLE … IN SHARE ROW EXCLUSIVE MODE`; one statement that picks
+/// `max(version) + 1`, upserts and calls `pg_notify`; `COMMIT`) on a table of the same shape; a reader connection `LISTEN`s, and on
 /// each notification runs the library's fetch (`SELECT … WHERE version > $1 ORDER BY version,
 /// key`) on the same connection, and notes when the value arrived.
 final class Floor: Sendable {
@@ -201,25 +201,25 @@ final class Floor: Sendable {
         try await connection.query("BEGIN", logger: logger)
         do {
             try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(table) IN SHARE ROW EXCLUSIVE MODE"), logger: logger)
-            var version: Int64 = 1
-            let next = try await connection.query(PostgresQuery(unsafeSQL: "SELECT coalesce(max(version), 0) + 1 FROM \(table)"), logger: logger)
-            for try await number in next.decode(Int64.self) { version = number }
-            var binds = PostgresBindings(capacity: 7)
-            binds.append(version)
+            var binds = PostgresBindings(capacity: 5)
             binds.append("floor-writer")
+            binds.append(table)
             binds.append(key)
             binds.append("integer")
             binds.append(value)
-            binds.appendNull()
-            binds.appendNull()
+            // One statement picks the version, upserts and queues the notification, as the
+            // library's push does.
             try await connection.query(PostgresQuery(unsafeSQL: """
-                INSERT INTO \(table) (key, storage_class, integer_value, real_value, bytes_value, version, origin, updated_at)
-                VALUES ($3, $4, $5::bigint, $6::double precision, $7::bytea, $1, $2, now())
-                ON CONFLICT (key) DO UPDATE SET storage_class = excluded.storage_class, integer_value = excluded.integer_value,
-                    real_value = excluded.real_value, bytes_value = excluded.bytes_value, version = excluded.version,
-                    origin = excluded.origin, updated_at = excluded.updated_at
+                WITH next AS (SELECT coalesce(max(version), 0) + 1 AS version FROM \(table)),
+                written AS (
+                    INSERT INTO \(table) (key, storage_class, integer_value, real_value, bytes_value, version, origin, updated_at)
+                    SELECT $3::text, $4::text, $5::bigint, NULL, NULL, (SELECT version FROM next), $1, now()
+                    ON CONFLICT (key) DO UPDATE SET storage_class = excluded.storage_class, integer_value = excluded.integer_value,
+                        real_value = excluded.real_value, bytes_value = excluded.bytes_value, version = excluded.version,
+                        origin = excluded.origin, updated_at = excluded.updated_at
+                    RETURNING 1)
+                SELECT next.version FROM next, LATERAL (SELECT pg_notify($2, next.version::text)) AS notified
                 """, binds: binds), logger: logger)
-            try await connection.query("SELECT pg_notify(\(table), \(String(version)))", logger: logger)
             try await connection.query("COMMIT", logger: logger)
         } catch {
             _ = try? await connection.query("ROLLBACK", logger: logger)

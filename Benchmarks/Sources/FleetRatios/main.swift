@@ -192,7 +192,7 @@ do {
             rows.append(Row(path: "  floor: postgres-nio alone, the same push transaction → NOTIFY → fetch on a second connection", result: ms(floorMedian),
                             detail: "median; p99 \(ms(Stats.percentile(floorLatency, 0.99))), max \(ms(floorLatency.max() ?? .nan)); interleaved with the writes above"))
             rows.append(Row(path: "  floor: one statement's round trip (SELECT 1), isolated the same way", result: ms(Stats.median(roundTrip)),
-                            detail: "median; p99 \(ms(Stats.percentile(roundTrip, 0.99))); a push is 6 statements in a row, a fetch 1"))
+                            detail: "median; p99 \(ms(Stats.percentile(roundTrip, 0.99))); a push is 4 statements in a row, a fetch 1"))
             rows.append(Row(path: "  write on A → observer on B / floor, medians", result: String(format: "%.2f", median / floorMedian),
                             detail: String(format: "%.2f ms over the floor", median - floorMedian)))
         }
