@@ -46,6 +46,8 @@ enum FleetFailure {
             return DefaultsError(.remoteRejected, "PostgreSQL asks for a password and the URL has none")
         case .unsupportedAuthMechanism, .saslError:
             return DefaultsError(.remoteRejected, "PostgreSQL's authentication failed (\(error.code))\(cause)")
+        case .connectionError:
+            return DefaultsError(.unreachable, "cannot connect to PostgreSQL\(cause)")
         default:
             return DefaultsError(.unreachable, "lost the connection to PostgreSQL (\(error.code))\(cause)")
         }
