@@ -1,5 +1,6 @@
 // A throwaway PostgreSQL server for the fleet tests and benchmarks: its own data directory in
 // a temporary directory, its own loopback port, stopped and deleted when it is removed.
+import ChildProcesses
 import Foundation
 import Synchronization
 
@@ -83,13 +84,15 @@ public final class PostgresServer: Sendable {
     ///   server fails (with the command, its output and the end of the server's log). When
     ///   another process takes the chosen port before the server binds it, one more port is
     ///   tried before giving up.
-    public static func start(label: String = "fleet") throws -> PostgresServer {
+    ///   - tls: serve TLS too (`ssl = on`, a self-signed certificate for 127.0.0.1 made by
+    ///     `openssl` in the data directory), for clients that ask for `sslmode=require`.
+    public static func start(label: String = "fleet", tls: Bool = false) throws -> PostgresServer {
         let installation = try PostgresInstallation.locate()
         let directory = try makeDirectory(label: label, installation: installation)
         // First, so that even a crash during initdb leaves nothing behind.
         let watchdog = try? ServerWatchdog(directory: directory)
         do {
-            try initializeCluster(in: directory, installation: installation)
+            try initializeCluster(in: directory, installation: installation, tls: tls)
             var port = try LoopbackPort.free()
             do {
                 try startPostmaster(in: directory, port: port, installation: installation)
@@ -113,10 +116,10 @@ public final class PostgresServer: Sendable {
     /// let server = try await PostgresServer.start()
     /// ```
     /// - Throws: what ``start(label:)`` throws.
-    public static func start(label: String = "fleet") async throws -> PostgresServer {
+    public static func start(label: String = "fleet", tls: Bool = false) async throws -> PostgresServer {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try start(label: label) as PostgresServer })
+                continuation.resume(with: Result { try start(label: label, tls: tls) as PostgresServer })
             }.start()
         }
     }
@@ -350,7 +353,7 @@ public final class PostgresServer: Sendable {
 
     /// `initdb` (trust, user postgres, UTF8, locale C, no fsync), then pg_hba.conf: trust for
     /// `postgres`, `scram-sha-256` for every other user.
-    private static func initializeCluster(in directory: String, installation: PostgresInstallation) throws {
+    private static func initializeCluster(in directory: String, installation: PostgresInstallation, tls: Bool) throws {
         let dataDirectory = directory + "/data"
         let arguments = [
             "-D", dataDirectory, "--auth=trust", "-U", "postgres", "--no-sync", "--encoding=UTF8", "--locale=C",
@@ -380,15 +383,40 @@ public final class PostgresServer: Sendable {
             password_encryption = 'scram-sha-256'
 
             """
+        var tlsSettings = ""
+        if tls {
+            try makeCertificate(in: dataDirectory, directory: directory, installation: installation)
+            tlsSettings = "ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n"
+        }
         do {
             // In place (not atomically): the files keep their owner, the server's account.
             try hba.write(toFile: dataDirectory + "/pg_hba.conf", atomically: false, encoding: .utf8)
             let configuration = try FileHandle(forWritingTo: URL(fileURLWithPath: dataDirectory + "/postgresql.conf"))
             defer { try? configuration.close() }
             try configuration.seekToEnd()
-            try configuration.write(contentsOf: Data(settings.utf8))
+            try configuration.write(contentsOf: Data((settings + tlsSettings).utf8))
         } catch {
             throw PostgresServerError("cannot write pg_hba.conf or postgresql.conf in \(dataDirectory): \(error)")
+        }
+    }
+
+    /// A self-signed certificate and its key (mode 0600, as PostgreSQL demands) for 127.0.0.1,
+    /// made by the server's account so the server can read them.
+    private static func makeCertificate(in dataDirectory: String, directory: String, installation: PostgresInstallation) throws {
+        guard let openssl = ChildProcess.findOnPath("openssl") else {
+            throw PostgresServerError("a TLS server needs the openssl command (apt-get install openssl)")
+        }
+        let arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+            "-keyout", dataDirectory + "/server.key", "-out", dataDirectory + "/server.crt",
+        ]
+        let result = try installation.run(openssl, arguments, asServerAccount: true, in: directory, timeout: .seconds(60))
+        guard result.status == 0 else {
+            throw PostgresServerError("openssl could not make a certificate", command: PostgresInstallation.commandLine(openssl, arguments),
+                                      status: result.status, output: result.diagnostics)
+        }
+        guard chmod(dataDirectory + "/server.key", 0o600) == 0 else {
+            throw PostgresServerError("cannot make \(dataDirectory)/server.key private: \(String(cString: strerror(errno)))")
         }
     }
 

@@ -122,8 +122,8 @@ func snapshot(_ store: DefaultsStore) throws -> [String: String] {
 }
 
 /// A server for one test, removed when the test ends.
-func withServer<Result>(_ body: (PostgresServer) async throws -> Result) async throws -> Result {
-    let server = try await PostgresServer.start()
+func withServer<Result>(tls: Bool = false, _ body: (PostgresServer) async throws -> Result) async throws -> Result {
+    let server = try await PostgresServer.start(tls: tls)
     defer { server.remove() }
     return try await body(server)
 }

@@ -247,6 +247,27 @@ struct FleetTests {
         }
     }
 
+    @Test("sslmode=require: the sync talks TLS to a server that offers it")
+    func tls() async throws {
+        try await withServer(tls: true) { server in
+            let directory = try TemporaryDirectory()
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url() + "?sslmode=require")
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url() + "?sslmode=require")
+            #expect(await a.connected())
+            #expect(await b.connected())
+            try a.store.set(.text("over TLS"), for: .raw("secure"))
+            #expect(await eventually { b["secure"] == .text("over TLS") })
+            // Both syncs' connections are encrypted (psql's own is left out).
+            let encrypted = try server.psql("""
+                SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+                WHERE s.ssl AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'
+                """)
+            #expect((Int(encrypted) ?? 0) >= 2)
+            await a.stop()
+            await b.stop()
+        }
+    }
+
     @Test("a key PostgreSQL cannot hold (NUL in its name) stays local, once warned, and blocks nothing")
     func nulKey() async throws {
         try await withPair { server, a, b in
