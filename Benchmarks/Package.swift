@@ -68,6 +68,7 @@ let package = Package(
         .executableTarget(
             name: "FleetRatios",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "SQLiteDefaultsPostgres", package: "SQLiteDefaults"),
                 .product(name: "SQLiteDefaults", package: "SQLiteDefaults"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

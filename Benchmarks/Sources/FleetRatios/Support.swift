@@ -8,24 +8,6 @@ struct BenchFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-enum Stats {
-    /// The middle value (the mean of the two middle ones for an even count); NaN when empty.
-    static func median(_ values: [Double]) -> Double {
-        guard !values.isEmpty else { return .nan }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
-
-    /// The nearest-rank percentile (`fraction` 0.99: the value 99 % of the samples do not exceed).
-    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
-        guard !values.isEmpty else { return .nan }
-        let sorted = values.sorted()
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
-        return sorted[min(max(rank, 0), sorted.count - 1)]
-    }
-}
-
 extension Duration {
     var milliseconds: Double {
         Double(components.seconds) * 1e3 + Double(components.attoseconds) / 1e15

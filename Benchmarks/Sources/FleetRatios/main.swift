@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import PostgresNIO
 import SQLiteDefaults
@@ -176,7 +177,7 @@ do {
             observation.cancel()
             await floor.stop()
 
-            let median = Stats.median(latency), p99 = Stats.percentile(latency, 0.99)
+            let median = Stats.median(latency), p99 = Stats.percentile(latency, 99)
             let floorMedian = Stats.median(floorLatency)
             rows.append(Row(path: "write on A → observer on B, isolated writes: median", result: ms(median), target: "≤ 10 ms",
                             verdict: median <= 10 ? "met" : "MISSED",
@@ -184,15 +185,15 @@ do {
             rows.append(Row(path: "write on A → observer on B, isolated writes: p99", result: ms(p99),
                             detail: String(format: "max %.2f ms, min %.2f ms", latency.max() ?? .nan, latency.min() ?? .nan)))
             rows.append(Row(path: "  A: set returned", result: ms(Stats.median(setReturn)),
-                            detail: "median; p99 \(ms(Stats.percentile(setReturn, 0.99))); a store without sync, the same isolated set: median \(ms(Stats.median(plainSetReturn))), p99 \(ms(Stats.percentile(plainSetReturn, 0.99)))"))
+                            detail: "median; p99 \(ms(Stats.percentile(setReturn, 99))); a store without sync, the same isolated set: median \(ms(Stats.median(plainSetReturn))), p99 \(ms(Stats.percentile(plainSetReturn, 99)))"))
             rows.append(Row(path: "  A: set → push committed (NOTIFY heard by a listening connection of the benchmark)", result: ms(Stats.median(toNotify)),
-                            detail: "median; p99 " + ms(Stats.percentile(toNotify, 0.99)) + "; \(toNotify.count) of \(latency.count) writes"))
+                            detail: "median; p99 " + ms(Stats.percentile(toNotify, 99)) + "; \(toNotify.count) of \(latency.count) writes"))
             rows.append(Row(path: "  B: NOTIFY → observer (B's wake-up, fetch, SQLite apply, delivery)", result: ms(Stats.median(afterNotify)),
-                            detail: "median; p99 " + ms(Stats.percentile(afterNotify, 0.99))))
+                            detail: "median; p99 " + ms(Stats.percentile(afterNotify, 99))))
             rows.append(Row(path: "  floor: postgres-nio alone, the same push transaction → NOTIFY → fetch on a second connection", result: ms(floorMedian),
-                            detail: "median; p99 \(ms(Stats.percentile(floorLatency, 0.99))), max \(ms(floorLatency.max() ?? .nan)); interleaved with the writes above"))
+                            detail: "median; p99 \(ms(Stats.percentile(floorLatency, 99))), max \(ms(floorLatency.max() ?? .nan)); interleaved with the writes above"))
             rows.append(Row(path: "  floor: one statement's round trip (SELECT 1), isolated the same way", result: ms(Stats.median(roundTrip)),
-                            detail: "median; p99 \(ms(Stats.percentile(roundTrip, 0.99))); a push is 4 statements in a row, a fetch 1"))
+                            detail: "median; p99 \(ms(Stats.percentile(roundTrip, 99))); a push is 4 statements in a row, a fetch 1"))
             rows.append(Row(path: "  write on A → observer on B / floor, medians", result: String(format: "%.2f", median / floorMedian),
                             detail: String(format: "%.2f ms over the floor", median - floorMedian)))
         }
@@ -362,7 +363,7 @@ do {
         func distribution(_ sets: [Double]) -> String {
             let slow = sets.filter { $0 > 100_000 }
             return String(format: "median %.1f µs, p90 %.1f µs, p99 %.1f µs, max %.2f ms; %.2f%% of sets over 100 µs, %.1f%% of the time",
-                          Stats.median(sets) / 1_000, Stats.percentile(sets, 0.9) / 1_000, Stats.percentile(sets, 0.99) / 1_000,
+                          Stats.median(sets) / 1_000, Stats.percentile(sets, 90) / 1_000, Stats.percentile(sets, 99) / 1_000,
                           (sets.max() ?? .nan) / 1e6, 100 * Double(slow.count) / Double(max(sets.count, 1)),
                           100 * slow.reduce(0, +) / max(sets.reduce(0, +), 1))
         }
@@ -412,16 +413,8 @@ try? FileManager.default.removeItem(atPath: directory)
 
 // MARK: Print
 
-var uname = utsname()
-Foundation.uname(&uname)
-let machineName = withUnsafeBytes(of: &uname.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-let kernel = withUnsafeBytes(of: &uname.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-let formatter = ISO8601DateFormatter()
-formatter.formatOptions = [.withFullDate]
-var load = [Double](repeating: 0, count: 3)
-getloadavg(&load, 3)
-
-print("SQLiteDefaults fleet benchmarks — \(formatter.string(from: started)), Linux \(kernel) \(machineName), \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(String(format: "%.2f", load[0])), PostgreSQL \(serverVersion) on loopback\(smoke ? " — SMOKE RUN (tiny counts, not meaningful)" : "")")
+print(ReportHeader.line(title: "SQLiteDefaults fleet benchmarks", started: started,
+                        suffix: ", PostgreSQL \(serverVersion) on loopback", smoke: smoke))
 print("All machines are stores on separate files in one process, each with its own PostgresClient and sync.")
 print("")
 print("| path | result | target | met? | detail |")

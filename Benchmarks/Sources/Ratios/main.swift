@@ -484,16 +484,7 @@ do {
 
 // MARK: Print
 
-var uname = utsname()
-Foundation.uname(&uname)
-let machine = withUnsafeBytes(of: &uname.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-let kernel = withUnsafeBytes(of: &uname.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-let formatter = ISO8601DateFormatter()
-formatter.formatOptions = [.withFullDate]
-var load = [Double](repeating: 0, count: 3)
-getloadavg(&load, 3)
-
-print("SQLiteDefaults benchmark ratios — \(formatter.string(from: started)), Linux \(kernel) \(machine), \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(String(format: "%.2f", load[0]))\(options.smoke ? " — SMOKE RUN (tiny counts, not meaningful)" : "")")
+print(ReportHeader.line(title: "SQLiteDefaults benchmark ratios", started: started, smoke: options.smoke))
 print("Ratios are medians over \(harness.rounds) interleaved rounds; lower is better for SQLiteDefaults except the UserDefaults / SQLiteDefaults rows.")
 print("")
 print("| comparison | ratio or value | target | | medians per op |")
