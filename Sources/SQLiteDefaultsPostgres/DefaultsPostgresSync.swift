@@ -312,7 +312,7 @@ extension DefaultsPostgresSync {
     /// ``probe(_:logger:)`` found): one line now, and none again for the retries that follow.
     /// `prefs sync` calls it, since the client's pool retries quietly for a while before it
     /// gives up a request.
-    public func reportUnreachable(_ failure: DefaultsError) {
+    package func reportUnreachable(_ failure: DefaultsError) {
         if report(.failing(failure.code)) {
             logger.warning("fleet sync: \(failure.message); retrying with back-off", metadata: ["table": "\(table)"])
         }

@@ -57,7 +57,7 @@ struct LocalReplica: Sendable {
             if let keys {
                 for key in keys.sorted() {
                     let local = try transaction.row(key)
-                    if !SQLiteValue.isSameStoredRow(local, try shadow(of: key, in: transaction)?.value) {
+                    if !SQLiteValue.isSameRow(local, try shadow(of: key, in: transaction)?.value) {
                         pending.append(PendingRow(key: key, value: local))
                     }
                 }
@@ -74,7 +74,7 @@ struct LocalReplica: Sendable {
                 guard case .text(let key) = row[0] else { continue }
                 let local: SQLiteValue? = row[1] == .integer(1) ? row[2] : nil
                 let shadowValue: SQLiteValue? = row[4] == .integer(1) ? row[3] : nil
-                if !SQLiteValue.isSameStoredRow(local, shadowValue) {
+                if !SQLiteValue.isSameRow(local, shadowValue) {
                     pending.append(PendingRow(key: key, value: local))
                 }
             }
@@ -112,8 +112,8 @@ struct LocalReplica: Sendable {
                 let known = try shadow(of: row.key, in: transaction)
                 if let known, known.version >= row.version { continue }
                 let local = try transaction.row(row.key)
-                let isPending = !asNewMember && !SQLiteValue.isSameStoredRow(local, known?.value)
-                if !isPending, !SQLiteValue.isSameStoredRow(local, row.value) {
+                let isPending = !asNewMember && !SQLiteValue.isSameRow(local, known?.value)
+                if !isPending, !SQLiteValue.isSameRow(local, row.value) {
                     try transaction.write(row.key, row.value)
                     changed += 1
                 }

@@ -43,7 +43,8 @@ public enum SQLiteValue: Sendable, Hashable {
     }
 
     /// Whether two rows (`nil`: no row) hold the same stored value, by ``isSameStoredValue(as:)``.
-    static func isSameRow(_ a: SQLiteValue?, _ b: SQLiteValue?) -> Bool {
+    /// Package API: the fleet sync compares rows with the same rule as the engine.
+    package static func isSameRow(_ a: SQLiteValue?, _ b: SQLiteValue?) -> Bool {
         switch (a, b) {
         case (nil, nil): true
         case let (a?, b?): a.isSameStoredValue(as: b)

@@ -31,11 +31,3 @@ extension DefaultsStore {
         }
     }
 }
-
-extension SQLiteValue {
-    /// Whether two rows (`nil`: no row) hold the same stored value: the same storage class and
-    /// the same bits (`-0.0` differs from `0.0`).
-    package static func isSameStoredRow(_ a: SQLiteValue?, _ b: SQLiteValue?) -> Bool {
-        isSameRow(a, b)
-    }
-}
