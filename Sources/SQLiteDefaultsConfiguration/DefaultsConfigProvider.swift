@@ -107,7 +107,8 @@ extension DefaultsConfigProvider: ConfigProvider {
     /// - Throws: the errors of ``value(forKey:type:)``.
     public func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws -> LookupResult {
         let name = try RowKey.name(of: key)
-        let row = try store.entries().first { $0.key == name }?.value
+        // By bytes: SQLite tells "é" and "e\u{301}" apart, Swift's `==` does not.
+        let row = try store.entries().first { $0.key.utf8.elementsEqual(name.utf8) }?.value
         return LookupResult(encodedKey: name, value: try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets))
     }
 

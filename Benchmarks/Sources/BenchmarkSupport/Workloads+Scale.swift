@@ -75,6 +75,26 @@ extension Workloads {
         }
     }
 
+    /// A second floor for `scaleGetRandom`: the same `Mutex`-guarded `Dictionary`, looked up by
+    /// the name of a `DefaultsKey` picked at random from `rows` of them. A `DefaultsKey` is an
+    /// object, so every `get` through the API loads one more randomly placed object than a
+    /// lookup by a `String` held in an array; this row measures that load, whoever does it.
+    public static func scaleDictionaryGetRandomThroughKeys(rows: Int) -> Workload {
+        let keys = (0..<rows).map { DefaultsKey<Int>("row.\($0)", default: 0) }
+        let dictionary = LockedDictionary<Int>(Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1.name, $0) }))
+        let indexes = randomIndexes(below: rows)
+        let mask = indexes.count - 1
+        var next = 0
+        return Workload("get random key · Mutex<Dictionary> through DefaultsKey · \(rows) keys", keep: [dictionary]) { count in
+            var total = 0
+            for _ in 0..<count {
+                total &+= dictionary[keys[indexes[next & mask]].name] ?? 0
+                next += 1
+            }
+            consume(total)
+        }
+    }
+
     /// `get` of one key, again and again, in a table of `rows` keys.
     public static func scaleGetHot(_ table: LargeTable) -> Workload {
         let store = table.store, key = table.keys[table.rows / 2]

@@ -52,6 +52,9 @@ let profiles: [String: () throws -> Workload] = [
     "get-string-dictionary": { try Workloads.getString(.dictionary) },
     "get-codable": { try Workloads.getCodable(.defaults) },
     "get-codable-dictionary": { try Workloads.getCodable(.dictionary) },
+    "get-random-large": { Workloads.scaleGetRandom(try Workloads.LargeTable(rows: RunMode.largeTable)) },
+    "get-random-large-dictionary": { Workloads.scaleDictionaryGetRandom(rows: RunMode.largeTable) },
+    "get-random-large-dictionary-keys": { Workloads.scaleDictionaryGetRandomThroughKeys(rows: RunMode.largeTable) },
     "set-int": { try Workloads.setInt(.defaults) },
     "set-int-nomonitor": { try Workloads.setIntWithoutMonitor() },
     "set-int-raw": { try Workloads.setInt(.raw) },
@@ -365,6 +368,7 @@ do {
         let r = try harness.run("scale", [
             { Workloads.scaleGetRandom(small) }, { Workloads.scaleGetRandom(big) },
             { Workloads.scaleDictionaryGetRandom(rows: 1_000) }, { Workloads.scaleDictionaryGetRandom(rows: large) },
+            { Workloads.scaleDictionaryGetRandomThroughKeys(rows: 1_000) }, { Workloads.scaleDictionaryGetRandomThroughKeys(rows: large) },
             { Workloads.scaleGetHot(small) }, { Workloads.scaleGetHot(big) },
             { Workloads.scaleSetRandom(smallWritten) }, { Workloads.scaleSetRandom(bigWritten) },
             { Workloads.scaleSetHot(smallWritten) }, { Workloads.scaleSetHot(bigWritten) },
@@ -378,6 +382,15 @@ do {
         ratioOfRatios("get random key slowdown (\(large)/1000) over the Mutex-Dictionary floor's own slowdown", r,
                       ("get random key · \(large) keys", "get random key · 1000 keys"),
                       over: ("get random key · Mutex<Dictionary> · \(large) keys", "get random key · Mutex<Dictionary> · 1000 keys"),
+                      limit: 1.5)
+        ratio("  floor: Mutex-Dictionary get random key through a DefaultsKey object, \(large) keys / 1000 keys", r,
+              "get random key · Mutex<Dictionary> through DefaultsKey · \(large) keys", "get random key · Mutex<Dictionary> through DefaultsKey · 1000 keys")
+        // The API's keys are objects: a get loads one, wherever it lies. Over that floor, the
+        // slowdown is what the library's own cache adds.
+        ratioOfRatios("get random key slowdown (\(large)/1000) over the floor through DefaultsKey objects", r,
+                      ("get random key · \(large) keys", "get random key · 1000 keys"),
+                      over: ("get random key · Mutex<Dictionary> through DefaultsKey · \(large) keys",
+                             "get random key · Mutex<Dictionary> through DefaultsKey · 1000 keys"),
                       limit: 1.5)
         ratio("get one key: \(large) keys / 1000 keys", r, "get one key · \(large) keys", "get one key · 1000 keys", limit: 1.5)
         ratio("set random key: \(large) keys / 1000 keys", r, "set random key · \(large) keys", "set random key · 1000 keys", limit: 1.5)

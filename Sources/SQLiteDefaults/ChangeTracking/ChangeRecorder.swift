@@ -43,13 +43,14 @@ final class ChangeRecorder {
         /// Each key written once, in first-write order, with its final value.
         func finalValues() -> [Write] {
             guard writes.count > 1 else { return writes }
-            var lastWrite = [String: Int](minimumCapacity: writes.count)
-            for (index, write) in writes.enumerated() { lastWrite[write.key] = index }
+            // By bytes, as SQLite tells keys apart (``HashedKey``), not by `String` equality.
+            var lastWrite = [HashedKey: Int](minimumCapacity: writes.count)
+            for (index, write) in writes.enumerated() { lastWrite[HashedKey(write.key)] = index }
             if lastWrite.count == writes.count { return writes }
             var result: [Write] = []
             result.reserveCapacity(lastWrite.count)
             for write in writes {
-                guard let last = lastWrite.removeValue(forKey: write.key) else { continue }
+                guard let last = lastWrite.removeValue(forKey: HashedKey(write.key)) else { continue }
                 result.append(writes[last])
             }
             return result

@@ -21,10 +21,10 @@ final class Observer: Sendable {
 }
 
 /// Observers by key, so a write costs one dictionary lookup however many other keys are
-/// observed.
+/// observed. Keys are compared by their bytes (``HashedKey``), as SQLite compares them.
 final class ObserverRegistry: Sendable {
     private struct State {
-        var byKey: [String: [Observer]] = [:]
+        var byKey: [HashedKey: [Observer]] = [:]
         var everyKey: [Observer] = []
         var nextID: UInt64 = 1
     }
@@ -36,7 +36,7 @@ final class ObserverRegistry: Sendable {
         state.withLock { state in
             let observer = Observer(id: state.nextID, key: key, onStoreClosed: onStoreClosed, deliver: deliver)
             state.nextID += 1
-            if let key { state.byKey[key, default: []].append(observer) } else { state.everyKey.append(observer) }
+            if let key { state.byKey[HashedKey(key), default: []].append(observer) } else { state.everyKey.append(observer) }
             return observer
         }
     }
@@ -44,7 +44,8 @@ final class ObserverRegistry: Sendable {
     func remove(_ observer: Observer) {
         observer.isCancelled.store(true, ordering: .releasing)
         state.withLock { state in
-            if let key = observer.key {
+            if let name = observer.key {
+                let key = HashedKey(name)
                 state.byKey[key]?.removeAll { $0 === observer }
                 if state.byKey[key]?.isEmpty == true { state.byKey[key] = nil }
             } else {
@@ -55,7 +56,7 @@ final class ObserverRegistry: Sendable {
 
     /// Whether a change of `key` would reach anyone.
     func isObserved(_ key: String) -> Bool {
-        state.withLock { !$0.everyKey.isEmpty || $0.byKey[key] != nil }
+        state.withLock { !$0.everyKey.isEmpty || $0.byKey[HashedKey(key)] != nil }
     }
 
     /// The writes of keys that someone observes, in the order given. One lock for all.
@@ -63,7 +64,7 @@ final class ObserverRegistry: Sendable {
         state.withLock { state in
             if !state.everyKey.isEmpty { return writes }
             if state.byKey.isEmpty { return [] }
-            return writes.filter { state.byKey[$0.key] != nil }
+            return writes.filter { state.byKey[HashedKey($0.key)] != nil }
         }
     }
 
@@ -71,7 +72,7 @@ final class ObserverRegistry: Sendable {
         state.withLock { !$0.everyKey.isEmpty || !$0.byKey.isEmpty }
     }
 
-    var observedKeys: [String] { state.withLock { Array($0.byKey.keys) } }
+    var observedKeys: [String] { state.withLock { $0.byKey.keys.map(\.name) } }
 
     /// Whether anyone observes every key (`observeAll`, `changes()`).
     var observesEveryKey: Bool { state.withLock { !$0.everyKey.isEmpty } }
@@ -91,7 +92,7 @@ final class ObserverRegistry: Sendable {
     /// The observers to call for a change of `key`, in registration order per group.
     func observers(for key: String) -> [Observer] {
         state.withLock { state in
-            let own = state.byKey[key] ?? []
+            let own = state.byKey[HashedKey(key)] ?? []
             return state.everyKey.isEmpty ? own : own + state.everyKey
         }
     }

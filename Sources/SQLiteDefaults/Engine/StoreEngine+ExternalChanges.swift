@@ -79,10 +79,11 @@ extension StoreEngine {
 
     /// Applies log entries in order, recording progress after each.
     private func apply(_ entries: [ChangeLog.Entry], log: ChangeLog, connection: StoreConnection) throws {
-        var applied = Set<String>()
+        var applied = Set<HashedKey>()
         for entry in entries {
             // A key repeated later in the scan was read once, with its newest value.
-            if applied.insert(entry.key).inserted, cache.contains(entry.key) || registry.isObserved(entry.key) {
+            let key = HashedKey(entry.key)
+            if applied.insert(key).inserted, cache.contains(key) || registry.isObserved(entry.key) {
                 try refresh(entry.key, connection: connection)
             }
             log.advance(past: entry)
@@ -92,11 +93,11 @@ extension StoreEngine {
     /// Compares every key anyone knows of — cached, observed, and, for a complete cache or an
     /// observer of every key, every row — with the database, announcing each that differs.
     private func resync(_ connection: StoreConnection) throws {
-        var keys = Set(cache.knownKeys).union(registry.observedKeys)
+        var keys = Set((cache.knownKeys + registry.observedKeys).map(HashedKey.init))
         if cache.isComplete || registry.observesEveryKey {
-            keys.formUnion(try connection.keys())
+            keys.formUnion(try connection.keys().map(HashedKey.init))
         }
-        for key in keys.sorted() {
+        for key in keys.map(\.name).sorted() {
             try refresh(key, connection: connection)
         }
     }
@@ -110,12 +111,12 @@ extension StoreEngine {
         do {
             value = try connection.read(key)
         } catch let error as DefaultsError where error.code == .valueTooLarge {
-            cache.markUnreadable(key)
+            cache.markUnreadable(HashedKey(key))
             configuration.logger.debug("SQLiteDefaults: a row changed by another connection is too large to read",
                                        metadata: ["key": "\(key)", "limit": "\(configuration.maximumValueLength)"])
             return
         }
-        let previous = cache.update(key, stored: value)
+        let previous = cache.update(HashedKey(key), stored: value)
         if case .some(let old) = previous, SQLiteValue.isSameRow(old, value) { return }
         if registry.isObserved(key) {
             delivery.enqueue(.init(key: key, value: value, origin: .external))

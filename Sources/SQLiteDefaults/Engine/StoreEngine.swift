@@ -154,7 +154,7 @@ final class StoreEngine: Sendable {
     func value<Value>(for key: DefaultsKey<Value>) throws -> Value {
         // Inside a transaction the cache does not yet hold the transaction's own writes.
         if cacheIsCurrent, !access.isHeldByCurrentThread, !closed.load(ordering: .relaxed) {
-            switch cache.lookup(key.name) {
+            switch cache.lookup(key.hashedName) {
             case .decoded(let box) where box.holds(Value.self): return box.load(Value.self)
             case .absent: return key.defaultValue
             default: break
@@ -168,18 +168,18 @@ final class StoreEngine: Sendable {
             }
             if !cacheIsCurrent, try connection.refreshDataVersion() { cache.removeAll() }
             let stored: SQLiteValue?
-            switch cache.lookup(key.name) {
+            switch cache.lookup(key.hashedName) {
             case .decoded(let box) where box.holds(Value.self): return box.load(Value.self)
-            case .decoded: stored = cache.stored(key.name) ?? nil
+            case .decoded: stored = cache.stored(key.hashedName) ?? nil
             case .absent: return key.defaultValue
             case .stored(let value): stored = value
             case .miss:
                 stored = try connection.read(key.name)
-                cache.update(key.name, stored: stored)
+                cache.update(key.hashedName, stored: stored)
             }
             guard let stored else { return key.defaultValue }
             let value = try decode(stored, for: key)
-            cache.remember(key.name, decoded: value)
+            cache.remember(key.hashedName, decoded: value)
             return value
         }
     }
@@ -197,14 +197,14 @@ final class StoreEngine: Sendable {
     /// The row as stored, through the cache.
     func storedValue(_ key: String) throws -> SQLiteValue? {
         if cacheIsCurrent, !access.isHeldByCurrentThread, !closed.load(ordering: .relaxed),
-           case .some(let cached) = cache.stored(key) { return cached }
+           case .some(let cached) = cache.stored(HashedKey(key)) { return cached }
         try Self.validate(key)
         return try withConnection { connection in
             if connection.transactionDepth > 0 { return try connection.read(key) }
             if !cacheIsCurrent, try connection.refreshDataVersion() { cache.removeAll() }
-            if case .some(let cached) = cache.stored(key) { return cached }
+            if case .some(let cached) = cache.stored(HashedKey(key)) { return cached }
             let stored = try connection.read(key)
-            cache.update(key, stored: stored)
+            cache.update(HashedKey(key), stored: stored)
             return stored
         }
     }
@@ -331,7 +331,7 @@ final class StoreEngine: Sendable {
             if changes.writes.count == 1 {
                 // The autocommit `set`: no batch to build.
                 let write = changes.writes[0]
-                let previous = cache.update(write.key, stored: write.value)
+                let previous = cache.update(HashedKey(write.key), stored: write.value)
                 if write.value == nil { pruneTombstones() }
                 if case .some(let old) = previous, SQLiteValue.isSameRow(old, write.value) { return }
                 if registry.isObserved(write.key) {
@@ -370,8 +370,8 @@ final class StoreEngine: Sendable {
         // restore or a pruned log) can tell it every key that differs.
         let primed = try? withConnection { connection -> Observer? in
             if connection.transactionDepth == 0 {
-                if let key, !cache.contains(key) {
-                    cache.update(key, stored: try connection.read(key))
+                if let key, !cache.contains(HashedKey(key)) {
+                    cache.update(HashedKey(key), stored: try connection.read(key))
                 } else if key == nil, !cache.isComplete, let rows = try? connection.entries() {
                     cache.fill(with: rows)
                 }

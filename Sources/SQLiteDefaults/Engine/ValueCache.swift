@@ -36,20 +36,20 @@ final class ValueCache: Sendable {
     static let tombstoneLimit = 1_024
 
     private struct State {
-        var entries: [String: Entry] = [:]
+        var entries: [HashedKey: Entry] = [:]
         var tombstones = 0
         /// Every row is in `entries`: a key that is not there has no row.
         var isComplete = false
         /// Keys whose row could not be read (too large for this store): never served from here.
-        var unreadable: Set<String> = []
+        var unreadable: Set<HashedKey> = []
     }
 
     private let state = Mutex(State())
 
-    func lookup(_ key: String) -> Lookup {
+    func lookup(_ key: HashedKey) -> Lookup {
         state.withLock { state in
             guard let entry = state.entries[key] else {
-                return state.isComplete && !state.unreadable.contains(key) ? .absent : .miss
+                return state.isComplete && !Self.isUnreadable(state, key) ? .absent : .miss
             }
             guard let stored = entry.stored else { return .absent }
             if let decoded = entry.decoded { return .decoded(decoded) }
@@ -58,14 +58,18 @@ final class ValueCache: Sendable {
     }
 
     /// The cached row, if this key is known at all (`.some(nil)` = known to be absent).
-    func stored(_ key: String) -> SQLiteValue?? {
+    func stored(_ key: HashedKey) -> SQLiteValue?? {
         state.withLock { state in
             if let entry = state.entries[key] { return .some(entry.stored) }
-            return state.isComplete && !state.unreadable.contains(key) ? .some(nil) : nil
+            return state.isComplete && !Self.isUnreadable(state, key) ? .some(nil) : nil
         }
     }
 
-    func contains(_ key: String) -> Bool {
+    private static func isUnreadable(_ state: State, _ key: HashedKey) -> Bool {
+        !state.unreadable.isEmpty && state.unreadable.contains(key)
+    }
+
+    func contains(_ key: HashedKey) -> Bool {
         state.withLock { $0.entries[key] != nil || $0.isComplete || $0.unreadable.contains(key) }
     }
 
@@ -73,11 +77,11 @@ final class ValueCache: Sendable {
 
     /// Records the row's new value; returns what was known before (`nil` if nothing was).
     @discardableResult
-    func update(_ key: String, stored: SQLiteValue?) -> SQLiteValue?? {
+    func update(_ key: HashedKey, stored: SQLiteValue?) -> SQLiteValue?? {
         state.withLock { state in Self.update(&state, key, stored) }
     }
 
-    private static func update(_ state: inout State, _ key: String, _ stored: SQLiteValue?) -> SQLiteValue?? {
+    private static func update(_ state: inout State, _ key: HashedKey, _ stored: SQLiteValue?) -> SQLiteValue?? {
         let wasUnreadable = !state.unreadable.isEmpty && state.unreadable.remove(key) != nil
         let previous: Entry?
         if stored == nil && state.isComplete {
@@ -99,7 +103,7 @@ final class ValueCache: Sendable {
             var changed: [ChangeRecorder.Write] = []
             changed.reserveCapacity(writes.count)
             for write in writes {
-                if case .some(let previous) = Self.update(&state, write.key, write.value),
+                if case .some(let previous) = Self.update(&state, HashedKey(write.key), write.value),
                    SQLiteValue.isSameRow(previous, write.value) { continue }
                 changed.append(write)
             }
@@ -107,13 +111,13 @@ final class ValueCache: Sendable {
         }
     }
 
-    func remember<Value: Sendable>(_ key: String, decoded: Value) {
+    func remember<Value: Sendable>(_ key: HashedKey, decoded: Value) {
         let box = DecodedValue(decoded)
         state.withLock { state in state.entries[key]?.decoded = box }
     }
 
     /// Forgets a row that could not be read: reads go to the database (and report why).
-    func markUnreadable(_ key: String) {
+    func markUnreadable(_ key: HashedKey) {
         state.withLock { state in
             if let previous = state.entries.removeValue(forKey: key), previous.stored == nil { state.tombstones -= 1 }
             state.unreadable.insert(key)
@@ -123,13 +127,14 @@ final class ValueCache: Sendable {
     /// Makes the cache complete: every row of the table, as read now under the database lock.
     func fill(with rows: [(key: String, value: SQLiteValue)]) {
         state.withLock { state in
-            var entries: [String: Entry] = [:]
+            var entries: [HashedKey: Entry] = [:]
             entries.reserveCapacity(rows.count)
             for row in rows where row.value != .null {
-                if let old = state.entries[row.key], let stored = old.stored, stored.isSameStoredValue(as: row.value) {
-                    entries[row.key] = old
+                let key = HashedKey(row.key)
+                if let old = state.entries[key], let stored = old.stored, stored.isSameStoredValue(as: row.value) {
+                    entries[key] = old
                 } else {
-                    entries[row.key] = Entry(stored: row.value, decoded: nil)
+                    entries[key] = Entry(stored: row.value, decoded: nil)
                 }
             }
             state.entries = entries
@@ -144,7 +149,7 @@ final class ValueCache: Sendable {
     func pruneTombstones(keeping isObserved: (String) -> Bool) {
         state.withLock { state in
             guard state.tombstones > Self.tombstoneLimit else { return }
-            state.entries = state.entries.filter { $0.value.stored != nil || isObserved($0.key) }
+            state.entries = state.entries.filter { $0.value.stored != nil || isObserved($0.key.name) }
             state.tombstones = state.entries.values.count { $0.stored == nil }
         }
     }
@@ -152,7 +157,7 @@ final class ValueCache: Sendable {
     var tombstoneCount: Int { state.withLock { $0.tombstones } }
 
     /// Every key the cache knows something about (unreadable ones included).
-    var knownKeys: [String] { state.withLock { Array($0.entries.keys) + Array($0.unreadable) } }
+    var knownKeys: [String] { state.withLock { $0.entries.keys.map(\.name) + $0.unreadable.map(\.name) } }
 
     func removeAll() {
         state.withLock { $0 = State() }

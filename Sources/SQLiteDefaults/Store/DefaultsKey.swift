@@ -17,17 +17,19 @@
 /// raw value), then `Codable` (stored as JSON text).
 public final class DefaultsKey<Value: Sendable>: DefaultsKeys, @unchecked Sendable {
     // Sendable proof: every stored property is a `let` of a Sendable type
-    // (String, Value: Sendable, DefaultsCodec is Sendable); the superclass has no state.
+    // (HashedKey, Value: Sendable, DefaultsCodec is Sendable); the superclass has no state.
 
     /// The row's key in the `defaults` table.
-    public let name: String
+    public var name: String { hashedName.name }
+    /// The name with its hash, computed once: what the value cache looks up.
+    let hashedName: HashedKey
     /// The value a read returns while no row exists (and when a stored row cannot be decoded,
     /// for the non-throwing subscript).
     public let defaultValue: Value
     let codec: DefaultsCodec<Value>
 
     init(name: String, defaultValue: Value, codec: DefaultsCodec<Value>) {
-        self.name = name
+        self.hashedName = HashedKey(name)
         self.defaultValue = defaultValue
         self.codec = codec
         super.init()
