@@ -9,7 +9,9 @@
 /// }
 /// ```
 ///
-/// Names are any non-empty string; dots, `@`, spaces and Unicode are ordinary characters.
+/// Names are any non-empty string; dots, `@`, spaces and Unicode are ordinary characters. A
+/// name is its exact UTF-8 bytes, as SQLite compares it: `"caf\u{E9}"` and `"cafe\u{301}"`,
+/// equal as Swift strings, name two rows.
 /// The empty name is refused when the key is used, with ``DefaultsError/Code/invalidKey``.
 ///
 /// How the value is coded is chosen when the key is created, by the initializer that
