@@ -32,8 +32,10 @@ struct HashedKey: Hashable, Sendable, CustomStringConvertible {
         // Two strings with the same representation (the same small-string bits, or the same
         // buffer with the same count) hold the same bytes: the usual case, a key looked up by
         // its own `DefaultsKey`, ends here. Different representations may still hold equal
-        // bytes, so they are compared below.
-        if unsafeBitCast(lhs, to: (UInt64, UInt64).self) == unsafeBitCast(rhs, to: (UInt64, UInt64).self) { return true }
+        // bytes, so they are compared below. (The size test is constant: on a platform whose
+        // `String` is not two words the shortcut is compiled out instead of trapping.)
+        if MemoryLayout<String>.size == MemoryLayout<(UInt64, UInt64)>.size,
+           unsafeBitCast(lhs, to: (UInt64, UInt64).self) == unsafeBitCast(rhs, to: (UInt64, UInt64).self) { return true }
         let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
             rhs.utf8.withContiguousStorageIfAvailable { right in
                 left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
