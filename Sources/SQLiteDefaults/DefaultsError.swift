@@ -73,6 +73,20 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         public static let ioError = Code(rawValue: "ioError")
         /// The database file was deleted or replaced while this store had it open.
         public static let databaseReplaced = Code(rawValue: "databaseReplaced")
+        /// The file is a SQLite database of another program: it has tables this library did
+        /// not create. It was left byte for byte as it was; see
+        /// ``DefaultsStore/Configuration/allowsOtherTables``.
+        public static let foreignDatabase = Code(rawValue: "foreignDatabase")
+        /// The database, its `-wal` or its `-shm` can be written by other users (group- or
+        /// world-writable, or owned by another user who is not root); nothing was read or
+        /// written. See ``DefaultsStore/Configuration/allowsUnsafePermissions``.
+        public static let unsafePermissions = Code(rawValue: "unsafePermissions")
+        /// Reported, not thrown (on ``DefaultsStore/writeFailures`` and as a logged warning):
+        /// a `-wal` file left behind by a crashed process did not belong to the database file
+        /// beside it — a backup restored over the file, another database's log — so replaying
+        /// it would have mixed two databases. It was moved aside, kept under the name the
+        /// message gives, and the database was opened as the file holds it.
+        public static let walSetAside = Code(rawValue: "walSetAside")
         /// Any other SQLite failure; see ``sqliteCode`` and ``message``.
         public static let sqlite = Code(rawValue: "sqlite")
         /// The store was closed (``DefaultsStore/close()``, or its last reference went away):
@@ -114,6 +128,9 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
             .busy,
             .ioError,
             .databaseReplaced,
+            .foreignDatabase,
+            .unsafePermissions,
+            .walSetAside,
             .sqlite,
             .closed,
             .invalidConfiguration,

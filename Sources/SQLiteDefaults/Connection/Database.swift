@@ -8,12 +8,13 @@ final class Database {
     let path: String
     private var statements: [String: Statement] = [:]
 
-    /// Opens `path` (or `:memory:`) with explicit flags: read-write, no shared cache, no
-    /// SQLite-level mutex (the store's lock already serializes use), extended result codes.
-    init(path: String, create: Bool) throws {
+    /// Opens `path` (or `:memory:`) with explicit flags: read-write (or read-only), no shared
+    /// cache, no SQLite-level mutex (the store's lock already serializes use), extended result codes.
+    init(path: String, create: Bool, readOnly: Bool = false) throws {
         var handle: OpaquePointer?
-        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_EXRESCODE
-        if create { flags |= SQLITE_OPEN_CREATE }
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
+            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_EXRESCODE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) }

@@ -48,6 +48,11 @@ final class ConnectionBudget: Sendable {
 
     var openCount: Int { open.withLock { $0.count } }
 
+    /// Whether a store of this process holds an open connection to the file `realPath`.
+    func hasConnection(toRealPath realPath: String) -> Bool {
+        open.withLock { open in open.values.contains { $0.engine?.realPath == realPath } }
+    }
+
     /// Before opening a connection: when the process is at its budget (or, `urgently`, out of
     /// descriptors), suspends the least recently used idle connections. A store in use (its
     /// lock held, or in a transaction) is skipped, never waited for.

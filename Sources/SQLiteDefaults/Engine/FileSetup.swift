@@ -14,6 +14,10 @@ enum FileSetup {
             return
         }
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if let blocker = firstNonDirectoryAncestor(of: path) {
+            throw DefaultsError(.cannotCreateDirectory,
+                                "cannot create the directory \(parent) for the database: \(blocker) is a file, not a directory", path: path)
+        }
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -28,6 +32,35 @@ enum FileSetup {
             throw DefaultsError(errno == EROFS || errno == EACCES ? .readOnly : .cannotOpen,
                                 "cannot create the database file \(path): \(reason)", path: path)
         }
+    }
+
+    /// For a store that must not create anything: the file must exist and not be a directory.
+    /// - Throws: `.cannotOpen` when it is missing, `.isDirectory` when it is a directory.
+    static func requireExisting(path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw DefaultsError(.cannotOpen, "cannot open the database \(path): \(String(cString: strerror(errno)))", path: path)
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw DefaultsError(.isDirectory, "the path \(path) is a directory, not a database file", path: path)
+        }
+    }
+
+    /// The first existing ancestor directory of `path` that is not a directory (a regular
+    /// file where a directory should be), or nil.
+    private static func firstNonDirectoryAncestor(of path: String) -> String? {
+        var ancestor = URL(fileURLWithPath: path).deletingLastPathComponent()
+        var chain: [String] = []
+        while ancestor.path != "/" && !ancestor.path.isEmpty {
+            chain.append(ancestor.path)
+            ancestor = ancestor.deletingLastPathComponent()
+        }
+        for candidate in chain.reversed() {
+            var info = stat()
+            guard stat(candidate, &info) == 0 else { return nil }  // missing from here on: creatable
+            if (info.st_mode & S_IFMT) != S_IFDIR { return candidate }
+        }
+        return nil
     }
 
     /// The file `path` names, with every symbolic link resolved (SQLite itself puts `-wal`

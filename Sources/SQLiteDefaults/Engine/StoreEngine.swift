@@ -37,21 +37,31 @@ final class StoreEngine: Sendable {
 
     init(path: String?, configuration: DefaultsStore.Configuration) throws {
         try configuration.validate()
+        var configuration = configuration
+        // A read-only store has no change log to follow: each read asks SQLite instead.
+        if configuration.isReadOnly { configuration.observesExternalChanges = false }
         self.configuration = configuration
         self.delivery = DeliveryQueue(registry: registry)
-        self.failures = WriteFailureReporter(logger: configuration.logger)
+        let failures = WriteFailureReporter(logger: configuration.logger)
+        self.failures = failures
+        let report = { (notice: DefaultsError) in failures.report(notice, operation: "opening the database", warns: true) }
         if let path {
-            try FileSetup.prepare(path: path)
+            if configuration.isReadOnly {
+                try FileSetup.requireExisting(path: path)
+            } else {
+                try FileSetup.prepare(path: path)
+            }
             let realPath = FileSetup.realPath(path)
+            if !configuration.allowsUnsafePermissions { try FilePermissions.check(realPath: realPath) }
             self.path = path
             self.realPath = realPath
-            access = DatabaseAccess(state: try StoreOpener.open(realPath: realPath, configuration: configuration))
+            access = DatabaseAccess(state: try StoreOpener.open(realPath: realPath, configuration: configuration, report: report))
             fileIdentity = FileIdentity(path: realPath)
             cacheIsCurrent = configuration.observesExternalChanges
         } else {
             self.path = nil
             realPath = nil
-            access = DatabaseAccess(state: try StoreOpener.open(realPath: nil, configuration: configuration))
+            access = DatabaseAccess(state: try StoreOpener.open(realPath: nil, configuration: configuration, report: report))
             fileIdentity = nil
             cacheIsCurrent = true
         }
@@ -99,7 +109,10 @@ final class StoreEngine: Sendable {
     func resumeIfSuspended(_ connection: StoreConnection) throws {
         if realPath != nil { lastUseTick.store(ConnectionBudget.shared.tick(), ordering: .relaxed) }
         guard connection.isSuspended, let realPath else { return }
-        try connection.resume(with: StoreOpener.openDatabase(realPath: realPath, configuration: configuration))
+        let failures = failures
+        try connection.resume(with: StoreOpener.openDatabase(realPath: realPath, configuration: configuration) {
+            failures.report($0, operation: "reopening the database", warns: true)
+        })
         ConnectionBudget.shared.opened(self)
     }
 

@@ -2,51 +2,104 @@ import CSQLiteDefaults
 import Foundation
 
 /// Opens a store's connection: the file made ready, checked, configured and migrated.
-/// Nothing is written to a file before it is known to be a database of a schema this library
-/// understands.
+/// Nothing is written to a file before it is known to be a database of this library, of a
+/// schema it understands, with a write-ahead log that belongs to it.
 enum StoreOpener {
     /// The smallest length limit given to SQLite (see `configure`).
     static let sqliteLengthFloor = 4_096
 
-    /// - Parameter realPath: the database file with symbolic links resolved, or nil for memory.
-    static func open(realPath: String?, configuration: DefaultsStore.Configuration) throws -> StoreConnection {
-        let database = try openDatabase(realPath: realPath, configuration: configuration)
+    /// - Parameters:
+    ///   - realPath: the database file with symbolic links resolved, or nil for memory.
+    ///   - report: told of what the open did on its own and the store must report (a
+    ///     write-ahead log moved aside).
+    static func open(realPath: String?, configuration: DefaultsStore.Configuration,
+                     report: (DefaultsError) -> Void) throws -> StoreConnection {
+        let database = try openDatabase(realPath: realPath, configuration: configuration, report: report)
         return try StoreConnection(database: database,
-                                   tracksChanges: realPath != nil && configuration.observesExternalChanges,
+                                   tracksChanges: realPath != nil && configuration.observesExternalChanges && !configuration.isReadOnly,
                                    maximumValueLength: configuration.maximumValueLength)
     }
 
     /// The connection alone, checked, configured and migrated (also used to resume a
     /// suspended store).
-    static func openDatabase(realPath: String?, configuration: DefaultsStore.Configuration) throws -> Database {
-        let database: Database
-        if let realPath {
-            ConnectionBudget.shared.makeRoom()
-            do {
-                database = try Database(path: realPath, create: false)
-            } catch let error as DefaultsError where error.isOutOfDescriptors {
-                // Out of descriptors after all (the process opened files of its own): give
-                // back idle connections and try once more.
-                ConnectionBudget.shared.makeRoom(urgently: true)
-                database = try Database(path: realPath, create: false)
+    static func openDatabase(realPath: String?, configuration: DefaultsStore.Configuration,
+                             report: (DefaultsError) -> Void) throws -> Database {
+        guard let realPath else {
+            let database = try Database(path: ":memory:", create: true)
+            try configure(database, configuration: configuration, isFile: false)
+            return database
+        }
+        // A log nobody holds is replayed by whoever opens the file first: check it before
+        // SQLite sees it (see WalOwnership).
+        var orphanedLog = WalOwnership.isOrphaned(realPath: realPath)
+        if orphanedLog, let reason = WalOwnership.lineageMismatch(realPath: realPath) {
+            let kept = try WalOwnership.setAside(realPath: realPath)
+            report(WalOwnership.setAsideReport(realPath: realPath, reason: reason, keptAt: kept))
+            orphanedLog = false
+        }
+        switch try connect(realPath: realPath, configuration: configuration, orphanedLog: orphanedLog) {
+        case .ready(let database):
+            return database
+        case .logMismatch(let reason):
+            // Checked again now that this connection is closed: a log another process took up
+            // in the meantime is live, and moving it would lose that process's commits.
+            guard WalOwnership.isOrphaned(realPath: realPath) else {
+                throw DefaultsError(.corrupt, "the write-ahead log \(realPath)-wal does not belong to the database: \(reason); another process holds it open, so it was left untouched",
+                                    path: realPath)
             }
-        } else {
-            database = try Database(path: ":memory:", create: true)
+            let kept = try WalOwnership.setAside(realPath: realPath)
+            report(WalOwnership.setAsideReport(realPath: realPath, reason: reason, keptAt: kept))
+            guard case .ready(let database) = try connect(realPath: realPath, configuration: configuration, orphanedLog: false) else {
+                throw DefaultsError(.corrupt, "the database \(realPath) cannot be opened after its write-ahead log was moved aside", path: realPath)
+            }
+            return database
+        }
+    }
+
+    private enum Connection {
+        case ready(Database)
+        /// The orphaned log beside the file must not be replayed; the connection was closed
+        /// without checkpointing it.
+        case logMismatch(String)
+    }
+
+    private static func connect(realPath: String, configuration: DefaultsStore.Configuration, orphanedLog: Bool) throws -> Connection {
+        ConnectionBudget.shared.makeRoom()
+        let database: Database
+        do {
+            database = try Database(path: realPath, create: false, readOnly: configuration.isReadOnly)
+        } catch let error as DefaultsError where error.isOutOfDescriptors {
+            // Out of descriptors after all (the process opened files of its own): give
+            // back idle connections and try once more.
+            ConnectionBudget.shared.makeRoom(urgently: true)
+            database = try Database(path: realPath, create: false, readOnly: configuration.isReadOnly)
         }
         do {
-            try configure(database, configuration: configuration, isFile: realPath != nil)
-            return database
+            if let reason = try configure(database, configuration: configuration, isFile: true, orphanedLog: orphanedLog) {
+                neverCheckpointOnClose(database)
+                database.close()
+                return .logMismatch(reason)
+            }
+            return .ready(database)
         } catch {
-            // Refused (not a database, newer schema, a -wal of another database, damaged,
-            // migration failed): closing this, the last connection, must not checkpoint an
-            // existing -wal into the file and delete it — the refusal leaves both as they were.
-            _ = csqlitedefaults_db_config_int(database.handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nil)
+            // Refused (not a database, another program's, newer schema, a -wal of another
+            // database, damaged, migration failed): closing this, the last connection, must
+            // not checkpoint an existing -wal into the file and delete it — the refusal leaves
+            // both as they were.
+            neverCheckpointOnClose(database)
             throw error
         }
     }
 
+    private static func neverCheckpointOnClose(_ database: Database) {
+        _ = csqlitedefaults_db_config_int(database.handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nil)
+    }
+
     /// Checks, configures and migrates a freshly opened connection.
-    private static func configure(_ database: Database, configuration: DefaultsStore.Configuration, isFile: Bool) throws {
+    /// - Returns: why an orphaned log must not be replayed, or nil when the connection is ready.
+    @discardableResult
+    private static func configure(_ database: Database, configuration: DefaultsStore.Configuration, isFile: Bool,
+                                  orphanedLog: Bool = false) throws -> String? {
         let milliseconds = configuration.busyTimeout.components.seconds * 1000
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(database.handle, Int32(clamping: milliseconds))
@@ -57,9 +110,27 @@ enum StoreOpener {
             throw DefaultsError(.notADatabase, "the file at \(database.path) is not a SQLite database; it was left untouched",
                                 path: database.path, sqliteCode: error.sqliteCode, sqliteMessage: error.sqliteMessage)
         }
-        if isFile { try WalOwnership.check(database) }
+        if isFile {
+            if let reason = WalOwnership.identityMismatch(database) {
+                if orphanedLog { return reason }
+                throw DefaultsError(
+                    .corrupt,
+                    "the write-ahead log \(database.path)-wal does not belong to the database: \(reason); another process holds it open, so both were left untouched",
+                    path: database.path)
+            }
+            if orphanedLog, let reason = WalOwnership.damagedOnlyByLog(database) { return reason }
+        }
+        let hasTable = try SchemaOwnership.check(database, allowsOtherTables: configuration.allowsOtherTables)
         let migrator = Migrator()
         try migrator.checkNotNewer(database)
+        if configuration.isReadOnly {
+            // Nothing is written to the file. Without a table yet (an empty database), reads
+            // find a private empty one; `query_only` then refuses every write, that one's too.
+            if !hasTable { try database.execute("CREATE TEMP TABLE defaults (key TEXT NOT NULL UNIQUE, value)") }
+            try database.execute("PRAGMA query_only = 1")
+            limitLengths(database, configuration: configuration)
+            return nil
+        }
         if isFile {
             let mode = try database.statement("PRAGMA journal_mode = WAL")
             defer { mode.reset() }
@@ -70,10 +141,15 @@ enum StoreOpener {
         }
         try database.execute("PRAGMA synchronous = \(configuration.synchronous == .full ? "FULL" : "NORMAL")")
         try migrator.migrate(database)
-        // After migrating: the limit also caps rows of sqlite_master, which the schema writes.
-        // It also caps every string SQLite makes — the literals of our own statements,
-        // `typeof()` results — so it never goes below `sqliteLengthFloor`; the store itself
-        // holds values to the configured limit, on the way in and on the way out.
+        limitLengths(database, configuration: configuration)
+        return nil
+    }
+
+    /// After migrating: the limit also caps rows of sqlite_master, which the schema writes.
+    /// It also caps every string SQLite makes — the literals of our own statements,
+    /// `typeof()` results — so it never goes below `sqliteLengthFloor`; the store itself
+    /// holds values to the configured limit, on the way in and on the way out.
+    private static func limitLengths(_ database: Database, configuration: DefaultsStore.Configuration) {
         sqlite3_limit(database.handle, SQLITE_LIMIT_LENGTH,
                       Int32(clamping: max(configuration.maximumValueLength, sqliteLengthFloor)))
     }

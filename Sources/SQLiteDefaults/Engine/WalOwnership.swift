@@ -1,33 +1,164 @@
 import CSQLiteDefaults
 import Foundation
 
-/// Recognises a `-wal` file that belongs to another database.
+/// Recognises a `-wal` file that does not belong to the database file beside it, and moves it
+/// aside instead of letting SQLite replay it.
 ///
-/// A WAL names no database: SQLite replays whatever valid `-wal` sits next to the file, so a
-/// log restored from another backup, copied along with the wrong file, or left behind by a
-/// renamed database would silently replace this database's rows with another's, and the next
-/// checkpoint would write them into the file for good. Migration 0003 gives every database a
-/// random identity, written once; when a `-wal` with frames is present at open, the identity
-/// seen through it must be the one the main file holds.
+/// A WAL names no database: SQLite replays whatever valid `-wal` sits next to the file. When a
+/// process crashed (its `-wal` left behind) and an older copy of the same database is moved
+/// over the file — a restore with `mv` — the log's pages, written over a newer state, would be
+/// laid over the old one: reads return values the backup never had, and the file fails
+/// `PRAGMA integrity_check`. A log nobody holds open (an orphan: only a crash leaves one with
+/// frames) is therefore checked before it is replayed, in three ways, cheapest first:
+///
+/// 1. **Lineage**, from the bytes alone (``lineageMismatch(realPath:)``): SQLite stamps the
+///    database's first page with a change counter that each commit writing that page raises by
+///    one, and records each commit's size in pages. Page 1 of the file must be the one the
+///    log started from (counter one below the log's first copy of page 1) or one of the log's
+///    own copies (checkpointed); when the log never wrote page 1, every commit must leave the
+///    database at the size the file's header gives.
+/// 2. **Identity**, through the log (``identityMismatch(_:)``): migration 0003 gives every
+///    database a random identity, written once; the identity seen through the log must be the
+///    one the main file holds.
+/// 3. **Integrity** (``damagedOnlyByLog(_:)``): the file seen through the log must pass
+///    `PRAGMA integrity_check` whenever the file alone does.
+///
+/// A log that fails is renamed `<database>-wal.set-aside-<time>` (kept, never deleted), the
+/// failure is reported as ``DefaultsError/Code/walSetAside``, and the database opens as the
+/// file holds it. A log that other connections hold open is live and never touched.
 enum WalOwnership {
-    /// - Throws: ``DefaultsError/Code/corrupt`` when the `-wal` shows another database's identity.
-    static func check(_ database: Database) throws {
+    /// Whether `realPath` has a `-wal` with frames that no connection holds: no store of this
+    /// process has the file open, and no process — this one included — holds a lock on the
+    /// database or its `-shm` (every SQLite connection in WAL mode keeps a read lock on the
+    /// `-shm`'s dead-man-switch byte while it is open).
+    ///
+    /// The locks are read from `/proc/locks` rather than probed with `fcntl`: probing needs a
+    /// descriptor of the `-shm`, and closing a descriptor drops every POSIX lock the process
+    /// holds on that file — SQLite's own, should another store of this process be opening it
+    /// at that moment. Where `/proc/locks` cannot be read, no log is taken for an orphan.
+    static func isOrphaned(realPath: String) -> Bool {
         var info = stat()
-        guard stat(database.path + "-wal", &info) == 0, info.st_size > 32 else { return }  // no frames to replay
+        guard stat(realPath + "-wal", &info) == 0, info.st_size > 32 else { return false }  // no frames
+        if ConnectionBudget.shared.hasConnection(toRealPath: realPath) { return false }
+        guard let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return false }
+        let held = Set(locks.split(separator: "\n").compactMap { line -> Substring? in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            return fields.count >= 6 ? fields[5] : nil  // MAJOR:MINOR:INODE, device numbers in hex
+        })
+        for file in [realPath, realPath + "-shm"] {
+            guard stat(file, &info) == 0 else { continue }
+            let device = UInt64(info.st_dev)
+            let major = (device >> 8) & 0xFFF | (device >> 32) & ~UInt64(0xFFF)
+            let minor = device & 0xFF | (device >> 12) & ~UInt64(0xFF)
+            let name = String(major, radix: 16).leftPadded(to: 2) + ":" + String(minor, radix: 16).leftPadded(to: 2)
+                + ":" + String(info.st_ino)
+            if held.contains(Substring(name)) { return false }
+        }
+        return true
+    }
+
+    /// Why the orphaned `-wal` cannot have been written over the file beside it, or nil.
+    static func lineageMismatch(realPath: String) -> String? {
+        guard let wal = WalFile(path: realPath + "-wal"), !wal.frames.isEmpty else { return nil }
+        let main = prefix(of: realPath, count: wal.pageSize)
+        let pageOnes = wal.frames.filter { $0.pageNumber == 1 }
+        let counterOffset = 24
+        guard main.count >= 100 else {
+            // An empty file: only a log that created the database (its first page-1 copy is
+            // the first version of page 1) belongs to it.
+            guard let first = pageOnes.first, WalFile.bigEndian(wal.page(first), counterOffset) == 1 else {
+                return "the database file is empty, and the log holds changes to an existing database"
+            }
+            return nil
+        }
+        let rawPageSize = Int(main[16]) << 8 | Int(main[17])
+        let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
+        guard pageSize == wal.pageSize else {
+            return "the log's pages are \(wal.pageSize) bytes and the file's are \(pageSize)"
+        }
+        let counter = WalFile.bigEndian(main, counterOffset)
+        if let first = pageOnes.first {
+            let logBase = WalFile.bigEndian(wal.page(first), counterOffset) &- 1
+            if counter == logBase { return nil }
+            if main.count == pageSize, pageOnes.contains(where: { wal.page($0).elementsEqual(main) }) { return nil }
+            return "the log was written over version \(logBase) of the file's first page, and the file holds version \(counter)"
+        }
+        // The log never wrote page 1, so the database never changed size while it was written:
+        // every commit leaves it at the size in the file's header (valid when the header's
+        // version-valid-for number matches its change counter, else the file's length).
+        var info = stat()
+        let fileSize = stat(realPath, &info) == 0 ? Int(info.st_size) : 0
+        let pages = WalFile.bigEndian(main, 92) == counter ? WalFile.bigEndian(main, 28) : UInt32(clamping: fileSize / pageSize)
+        if let commit = wal.frames.first(where: { $0.sizeAfterCommit != 0 && $0.sizeAfterCommit != pages }) {
+            return "the log's commits leave the database at \(commit.sizeAfterCommit) pages, and the file holds \(pages)"
+        }
+        return nil
+    }
+
+    /// Why the identity seen through the log differs from the one in the main file, or nil.
+    static func identityMismatch(_ database: Database) -> String? {
         guard let throughWal = firstText(database.handle, "SELECT id FROM defaults_identity LIMIT 1"),
               let inMainFile = mainFileIdentity(database.path),
               throughWal != inMainFile
-        else { return }
-        throw DefaultsError(
-            .corrupt,
-            "the write-ahead log \(database.path)-wal belongs to another database (its identity is \(throughWal), the file's is \(inMainFile)); both were left untouched: move the -wal away to open the database as it was last checkpointed",
-            path: database.path)
+        else { return nil }
+        return "it belongs to another database (its identity is \(throughWal), the file's is \(inMainFile))"
     }
 
-    /// The identity in the main file alone: a read-only `immutable` connection ignores the
-    /// -wal and -shm and takes no locks, so it writes nothing and waits for no one. `nil` when
-    /// the file has none yet (its creation is still in the -wal) or cannot be read.
+    /// Why the database seen through the log is damaged while the file alone is not, or nil.
+    static func damagedOnlyByLog(_ database: Database) -> String? {
+        guard let throughWal = firstText(database.handle, "PRAGMA integrity_check(1)"), throughWal != "ok" else { return nil }
+        guard let alone = withMainFileOnly(database.path, { firstText($0, "PRAGMA integrity_check(1)") }), alone == "ok" else {
+            return nil  // damaged with or without the log: not the log's doing; left as it is
+        }
+        return "replaying it damages the database (\(throughWal))"
+    }
+
+    /// The error a store reports after moving a log aside.
+    static func setAsideReport(realPath: String, reason: String, keptAt: String) -> DefaultsError {
+        DefaultsError(.walSetAside,
+                      "the write-ahead log beside \(realPath) did not belong to it: \(reason). It was not replayed; it was moved to \(keptAt) and the database was opened as the file holds it",
+                      path: realPath)
+    }
+
+    /// Renames the `-wal` to `-wal.set-aside-<UTC time>` beside it; returns the new path.
+    /// - Throws: ``DefaultsError/Code/cannotOpen`` when it cannot be renamed.
+    static func setAside(realPath: String) throws -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let base = realPath + "-wal.set-aside-" + formatter.string(from: Date())
+        var target = base
+        var attempt = 1
+        // link(2) then unlink(2): unlike rename(2) it never replaces a file already there.
+        while link(realPath + "-wal", target) != 0 {
+            guard errno == EEXIST, attempt < 100 else {
+                throw DefaultsError(.cannotOpen, "cannot move the stray write-ahead log \(realPath)-wal aside: \(String(cString: strerror(errno)))",
+                                    path: realPath)
+            }
+            attempt += 1
+            target = base + "-\(attempt)"
+        }
+        unlink(realPath + "-wal")
+        return target
+    }
+
+    // MARK: Reading the main file alone
+
+    private static func prefix(of path: String, count: Int) -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? handle.close() }
+        return [UInt8]((try? handle.read(upToCount: count)) ?? Data())
+    }
+
+    /// The identity in the main file alone, nil when it has none yet or cannot be read.
     private static func mainFileIdentity(_ path: String) -> String? {
+        withMainFileOnly(path) { firstText($0, "SELECT id FROM defaults_identity LIMIT 1") }
+    }
+
+    /// Runs `body` on a read-only `immutable` connection, which ignores the -wal and -shm and
+    /// takes no locks: it writes nothing and waits for no one.
+    private static func withMainFileOnly<Result>(_ path: String, _ body: (OpaquePointer) -> Result?) -> Result? {
         let escaped = path.replacingOccurrences(of: "%", with: "%25")
             .replacingOccurrences(of: "?", with: "%3f")
             .replacingOccurrences(of: "#", with: "%23")
@@ -37,7 +168,7 @@ enum WalOwnership {
                               SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
               let handle
         else { return nil }
-        return firstText(handle, "SELECT id FROM defaults_identity LIMIT 1")
+        return body(handle)
     }
 
     private static func firstText(_ handle: OpaquePointer, _ sql: String) -> String? {
@@ -46,5 +177,11 @@ enum WalOwnership {
         defer { sqlite3_finalize(statement) }
         guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
         return String(cString: text)
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -50,6 +50,34 @@ extension DefaultsStore {
         /// logger labelled `SQLiteDefaults`, from whatever `LoggingSystem` the process bootstrapped.
         public var logger: Logger = Logger(label: "SQLiteDefaults")
 
+        /// Opens the file only to read it: it must exist, and nothing in it or beside it is
+        /// created, migrated or converted (no schema, no switch to WAL); every write throws
+        /// ``DefaultsError/Code/readOnly``. A file of an older schema is read as it is, and an
+        /// empty SQLite file reads as a store with no keys. Other connections' changes are seen
+        /// by each read (as with ``observesExternalChanges`` `false`); observers hear none.
+        /// Default `false`. For tools that inspect a file, as `prefs read` and `prefs list` do.
+        public var isReadOnly: Bool = false
+        /// Whether the store may live in a SQLite file that holds tables of another program.
+        ///
+        /// By default a file with tables that this library did not create (and no
+        /// `defaults_identity` table of its own) is refused with
+        /// ``DefaultsError/Code/foreignDatabase`` and left byte for byte as it was: a mistyped
+        /// path must not add tables and triggers to another app's database and switch it to
+        /// WAL for good. Set `true` to keep an app's preferences inside its own database; the
+        /// store then adds its tables (`defaults`, `defaults_changes`, `defaults_identity`)
+        /// beside the app's and switches the file to WAL. A table named `defaults` must still
+        /// have the columns `key` and `value`. Default `false`.
+        public var allowsOtherTables: Bool = false
+        /// Whether files that other users could have written are used.
+        ///
+        /// By default the database, its `-wal` and its `-shm` are refused with
+        /// ``DefaultsError/Code/unsafePermissions`` when one of them is writable by its group or
+        /// by everyone, or belongs to another user who is not root: in a shared directory another
+        /// user could create the file first and then read or change everything stored in it.
+        /// Files this library creates are 0600 in 0700 directories. Set `true` only for a file
+        /// deliberately shared between users. Default `false`.
+        public var allowsUnsafePermissions: Bool = false
+
         /// The defaults described on each property.
         public init() {}
 
