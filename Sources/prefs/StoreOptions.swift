@@ -69,14 +69,14 @@ struct StoreOptions: ParsableArguments {
     /// Opens the database, creating it (and its directory) when missing.
     /// - Throws: `DefaultsError` when it is a directory, not a database, has a newer schema, …
     func open() throws -> DefaultsStore {
-        try DefaultsStore(path: path(), configuration: Self.configuration)
+        try Self.store(at: path(), configuration: Self.configuration)
     }
 
     /// Opens the database for a command that writes, creating it when missing; see
     /// ``announcedPath()``.
     /// - Throws: `DefaultsError` as ``open()`` does.
     func openForWriting() throws -> DefaultsStore {
-        try DefaultsStore(path: announcedPath(), configuration: Self.configuration)
+        try Self.store(at: announcedPath(), configuration: Self.configuration)
     }
 
     /// Opens the database for a command that only changes what exists (`delete`, `rename`):
@@ -85,7 +85,7 @@ struct StoreOptions: ParsableArguments {
     func openExistingForWriting() throws -> DefaultsStore? {
         let path = try announcedPath()
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try DefaultsStore(path: path, configuration: Self.configuration)
+        return try Self.store(at: path, configuration: Self.configuration)
     }
 
     /// The path, after printing `prefs: using PATH` on standard error when nothing named the
@@ -108,13 +108,34 @@ struct StoreOptions: ParsableArguments {
         return configuration
     }
 
-    /// Opens the database if its file exists, for commands that only read: a mistyped path
-    /// then reads as an empty store instead of leaving a new file behind.
-    /// - Throws: `DefaultsError` when the file exists but cannot be opened as a database.
+    /// The configuration of commands that only read: nothing in the file is created,
+    /// migrated or converted (see `DefaultsStore.Configuration.isReadOnly`).
+    static var readOnlyConfiguration: DefaultsStore.Configuration {
+        var configuration = configuration
+        configuration.isReadOnly = true
+        return configuration
+    }
+
+    /// Opens the database read-only if its file exists, for commands that only read: a
+    /// mistyped path then reads as an empty store instead of leaving a new file behind, and
+    /// nothing in an existing file is created, migrated or converted.
+    /// - Throws: `DefaultsError` when the file exists but cannot be opened as a database
+    ///   (another program's database included).
     func openExisting() throws -> DefaultsStore? {
         let path = try path()
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try DefaultsStore(path: path, configuration: Self.configuration)
+        return try Self.store(at: path, configuration: Self.readOnlyConfiguration)
+    }
+
+    /// Opens a store and says on standard error what the open did on its own that the user
+    /// must know: a write-ahead log that did not belong to the file, moved aside.
+    /// - Throws: `DefaultsError` as `DefaultsStore(path:configuration:)` does.
+    static func store(at path: String, configuration: DefaultsStore.Configuration) throws -> DefaultsStore {
+        let store = try DefaultsStore(path: path, configuration: configuration)
+        if let notice = store.lastWriteFailure, notice.code == .walSetAside {
+            Console.err("prefs: warning: " + notice.description)
+        }
+        return store
     }
 }
 

@@ -12,11 +12,11 @@ import Foundation
 /// frames) is therefore checked before it is replayed, in three ways, cheapest first:
 ///
 /// 1. **Lineage**, from the bytes alone (``lineageMismatch(realPath:)``): SQLite stamps the
-///    database's first page with a change counter that each commit writing that page raises by
-///    one, and records each commit's size in pages. Page 1 of the file must be the one the
-///    log started from (counter one below the log's first copy of page 1) or one of the log's
-///    own copies (checkpointed); when the log never wrote page 1, every commit must leave the
-///    database at the size the file's header gives.
+///    database's first page with a change counter that commits writing that page raise, and
+///    records each commit's size in pages. Page 1 of the file must be no older than the one
+///    the log started from (the counter of the log's first copy of page 1, less one); when
+///    the log never wrote page 1, every commit must leave the database at the size the
+///    file's header gives.
 /// 2. **Identity**, through the log (``identityMismatch(_:)``): migration 0003 gives every
 ///    database a random identity, written once; the identity seen through the log must be the
 ///    one the main file holds.
@@ -78,10 +78,13 @@ enum WalOwnership {
         }
         let counter = WalFile.bigEndian(main, counterOffset)
         if let first = pageOnes.first {
+            // The counter a commit writes is one more than the writer last read, and a writer
+            // does not read back its own page 1, so it may lag: the log's first copy says the
+            // file it was written over held at least version `logBase`. Checkpoints only move
+            // the file forward. A file below that version is older than the log's base.
             let logBase = WalFile.bigEndian(wal.page(first), counterOffset) &- 1
-            if counter == logBase { return nil }
-            if main.count == pageSize, pageOnes.contains(where: { wal.page($0).elementsEqual(main) }) { return nil }
-            return "the log was written over version \(logBase) of the file's first page, and the file holds version \(counter)"
+            if counter >= logBase { return nil }
+            return "the log was written over version \(logBase) or later of the file's first page, and the file holds the older version \(counter)"
         }
         // The log never wrote page 1, so the database never changed size while it was written:
         // every commit leaves it at the size in the file's header (valid when the header's
