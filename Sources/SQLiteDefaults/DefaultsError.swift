@@ -1,5 +1,23 @@
 import Foundation
 
+extension DefaultsError.Code {
+    /// Matches an error thrown by SQLiteDefaults against a code, so that a `catch` names the
+    /// failure it handles, as GRDB's result codes do:
+    ///
+    /// ```swift
+    /// do {
+    ///     let timeout = try store.value(for: .timeout)
+    /// } catch DefaultsError.Code.typeMismatch {
+    ///     try store.remove(.timeout)   // stored by someone else as another type
+    /// }
+    /// ```
+    ///
+    /// - Returns: whether `error` is a ``DefaultsError`` with this code.
+    public static func ~= (code: DefaultsError.Code, error: any Error) -> Bool {
+        (error as? DefaultsError)?.code == code
+    }
+}
+
 /// The one error type SQLiteDefaults throws.
 ///
 /// Every error says in plain words what went wrong and, where SQLite reported it, carries
@@ -67,6 +85,9 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         public static let diskFull = Code(rawValue: "diskFull")
         /// The database cannot be written: read-only file, directory or file system.
         public static let readOnly = Code(rawValue: "readOnly")
+        /// The operating system (or an authorizer) denied access to the database or one of its
+        /// files; unlike ``readOnly`` the file itself is not read-only.
+        public static let permissionDenied = Code(rawValue: "permissionDenied")
         /// Another connection held the database lock for longer than the busy timeout.
         public static let busy = Code(rawValue: "busy")
         /// The operating system reported an I/O error.
@@ -125,6 +146,7 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
             .corrupt,
             .diskFull,
             .readOnly,
+            .permissionDenied,
             .busy,
             .ioError,
             .databaseReplaced,

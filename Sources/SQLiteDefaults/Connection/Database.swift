@@ -137,8 +137,12 @@ extension DefaultsError {
             kind = .valueTooLarge; sentence = "the value is too large for SQLite"
         case SQLITE_CANTOPEN:
             kind = .cannotOpen; sentence = "the database file cannot be opened"
+        case SQLITE_PERM where systemErrno == EROFS:
+            kind = .readOnly; sentence = "the database is on a read-only file system"
         case SQLITE_PERM, SQLITE_AUTH:
-            kind = .readOnly; sentence = "access to the database was denied"
+            // Denied by the operating system or an authorizer: not a read-only file, and
+            // waiting or retrying will not help.
+            kind = .permissionDenied; sentence = "access to the database was denied"
         default:
             kind = .sqlite; sentence = "SQLite reported an error"
         }

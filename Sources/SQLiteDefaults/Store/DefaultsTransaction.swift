@@ -16,7 +16,7 @@ public final class DefaultsTransaction {
 
     private func checkOpen() throws {
         guard isOpen else {
-            throw DefaultsError(.sqlite, "a DefaultsTransaction was used after its transaction ended")
+            throw DefaultsError(.misuse, "a DefaultsTransaction was used after its transaction ended")
         }
     }
 
