@@ -102,7 +102,7 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         /// world-writable, or owned by another user who is not root); nothing was read or
         /// written. See ``DefaultsStore/Configuration/allowsUnsafePermissions``.
         public static let unsafePermissions = Code(rawValue: "unsafePermissions")
-        /// Reported, not thrown (on ``DefaultsStore/writeFailures`` and as a logged warning):
+        /// Reported, not thrown (on ``DefaultsStore/reportedErrors`` and as a logged warning):
         /// a `-wal` file left behind by a crashed process did not belong to the database file
         /// beside it — a backup restored over the file, another database's log — so replaying
         /// it would have mixed two databases. It was moved aside, kept under the name the
@@ -114,7 +114,7 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         /// nothing can be read from or written to it any more.
         public static let closed = Code(rawValue: "closed")
         /// A ``DefaultsStore/Configuration`` value is out of range (for example a zero or
-        /// negative ``DefaultsStore/Configuration/safetyPollInterval``).
+        /// negative safety poll interval in ``DefaultsStore/Configuration/externalChangeDetection``).
         public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
         /// An API was used where it cannot work, such as ``DefaultsStore/close()`` from inside
         /// one of the store's own transactions.

@@ -132,7 +132,7 @@ struct StoreOptions: ParsableArguments {
     /// - Throws: `DefaultsError` as `DefaultsStore(path:configuration:)` does.
     static func store(at path: String, configuration: DefaultsStore.Configuration) throws -> DefaultsStore {
         let store = try DefaultsStore(path: path, configuration: configuration)
-        if let notice = store.lastWriteFailure, notice.code == .walSetAside {
+        if let notice = store.lastReportedError, notice.code == .walSetAside {
             Console.err("prefs: warning: " + notice.description)
         }
         return store

@@ -58,11 +58,11 @@ struct WatchCommand: AsyncParsableCommand {
     static func line(for change: DefaultsKeyChange, receivedAt date: Date, json: Bool) -> String {
         let time = ISO8601.format(secondsSince1970: date.timeIntervalSince1970)
         if json {
-            let value = change.value.map(ExportFormat.encode) ?? "null"
+            let value = change.newValue.map(ExportFormat.encode) ?? "null"
             return #"{"key":\#(ExportFormat.quote(change.key)),"value":\#(value),"origin":"\#(change.origin.rawValue)","time":"\#(time)"}"#
         }
         let key = ValueFormatting.escaped(change.key)
-        guard let value = change.value, value != .null else {
+        guard let value = change.newValue, value != .null else {
             return "\(time) \(change.origin.rawValue) \(key) removed"
         }
         return "\(time) \(change.origin.rawValue) \(key) = \(ValueFormatting.displayRepresentation(value)) (\(value.storageClass))"

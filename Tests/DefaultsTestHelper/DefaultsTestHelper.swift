@@ -122,7 +122,7 @@ struct DefaultsTestHelper {
             k = value
             print("after \(k)")
             print("path \(DefaultsStore.standard.path ?? "memory")")
-            let failure = DefaultsStore.standard.lastWriteFailure
+            let failure = DefaultsStore.standard.lastReportedError
             print("failure " + (failure.map { "\($0.code.rawValue) \($0.message)" } ?? "none"))
             fflush(nil)
         default:
@@ -253,12 +253,12 @@ extension DefaultsTestHelper {
         let store = try DefaultsStore(path: path)
         edgeSay("pid \(getpid())")
         let token = store.observeAll { change in
-            edgeSay("all \(change.key) \(edgeText(change.value)) \(change.origin)")
+            edgeSay("all \(change.key) \(edgeText(change.newValue)) \(change.origin)")
         }
         let changes = store.changes()
         Task {
             for await change in changes {
-                edgeSay("changes \(change.key) \(edgeText(change.value)) \(change.origin)")
+                edgeSay("changes \(change.key) \(edgeText(change.newValue)) \(change.origin)")
             }
         }
         edgeSay("ready")

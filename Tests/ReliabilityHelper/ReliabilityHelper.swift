@@ -228,11 +228,11 @@ final class Heard: Sendable {
     func record(_ change: DefaultsKeyChange) {
         state.withLock { state in
             state.notifications += 1
-            state.last[change.key] = canonical(change.value)
+            state.last[change.key] = canonical(change.newValue)
             if change.key == "soak.ghost" { state.ghosts += 1 }
             // Counters only grow: delivery in commit order never shows an older value after a newer one.
             if change.key.hasPrefix("soak.counter.") || change.key == "soak.tx.total" {
-                if case .integer(let number)? = change.value {
+                if case .integer(let number)? = change.newValue {
                     if let previous = state.counterValues[change.key], number <= previous { state.regressions += 1 }
                     state.counterValues[change.key] = number
                 } else {
@@ -335,7 +335,7 @@ func crashWriter(path: String, seed: UInt64) throws {
 func diskFull(path: String, limit: UInt64) throws {
     signal(SIGXFSZ, SIG_IGN)
     let store = try DefaultsStore(path: path)
-    let failures = store.writeFailures
+    let failures = store.reportedErrors
     let collected = Locked<[DefaultsError]>([])
     let listener = Task.detached {
         for await failure in failures { collected.withLock { $0.append(failure) } }
@@ -430,7 +430,7 @@ func diskFull(path: String, limit: UInt64) throws {
 
     // 5. The non-throwing setter reports instead of crashing or dropping it.
     store[DefaultsKey<Data>("subscript", default: Data())] = Data(repeating: 1, count: 65_536)
-    report("subscript-last", store.lastWriteFailure)
+    report("subscript-last", store.lastReportedError)
     let deadline = Date().addingTimeInterval(5)
     while collected.withLock({ $0.isEmpty }) && Date() < deadline { usleep(1_000) }
     report("subscript-stream", collected.withLock { $0.first })

@@ -34,7 +34,7 @@ struct CapturingLogHandler: LogHandler {
 
 @Suite("Logging as swift-log asks libraries to log")
 struct LoggingTests {
-    @Test("a failed non-throwing write is reported on writeFailures and logged at debug, details as metadata")
+    @Test("a failed non-throwing write is reported on reportedErrors and logged at debug, details as metadata")
     func writeFailureIsDebug() async throws {
         let records = Collected<CapturingLogHandler.Record>()
         var configuration = DefaultsStore.Configuration()
@@ -43,7 +43,7 @@ struct LoggingTests {
         let store = try DefaultsStore(path: directory.database, configuration: configuration)
         try store.close()
         store[DefaultsKey<Int>("limits.requests", default: 0)] = 5   // fails: closed
-        #expect(store.lastWriteFailure?.code == .closed)
+        #expect(store.lastReportedError?.code == .closed)
         let record = try #require(records.all.first { $0.metadata["code"]?.description == "closed" },
                                   "\(records.all.map { "\($0.message) \($0.metadata)" })")
         #expect(record.level == .debug)

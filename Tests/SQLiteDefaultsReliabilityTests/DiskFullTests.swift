@@ -68,8 +68,8 @@ private func checkDiskFullRun(_ database: String, limit: UInt64, expectSpaceAgai
     #expect(lines["spill-rows"] == "0", "a failed spilling transaction left rows behind")
     #expect(code("modify") == "diskFull", "modify: \(lines["modify"] ?? "-")")
     #expect(lines["modify-kept"] == "true")
-    #expect(code("subscript-last") == "diskFull", "lastWriteFailure: \(lines["subscript-last"] ?? "-")")
-    #expect(code("subscript-stream") == "diskFull", "writeFailures: \(lines["subscript-stream"] ?? "-")")
+    #expect(code("subscript-last") == "diskFull", "lastReportedError: \(lines["subscript-last"] ?? "-")")
+    #expect(code("subscript-stream") == "diskFull", "reportedErrors: \(lines["subscript-stream"] ?? "-")")
     #expect(lines["subscript-absent"] == "true")
     if expectSpaceAgain {
         #expect(code("after-space") == "ok", "writing once there is space again: \(lines["after-space"] ?? "-")")

@@ -49,7 +49,7 @@ struct RestoredFileTests {
         #expect(store.keys().count == 50, "the backup held 50 keys")
         #expect(store[key("k")] == nil, "a value the backup never had was read")
         #expect(store[key("b.0")] == nil)
-        #expect(store.lastWriteFailure?.code == .walSetAside, "\(String(describing: store.lastWriteFailure))")
+        #expect(store.lastReportedError?.code == .walSetAside, "\(String(describing: store.lastReportedError))")
         try store.set("after", for: key("after"))
         try store.close()
 
@@ -75,7 +75,7 @@ struct RestoredFileTests {
         let store = try DefaultsStore(path: path, configuration: quietConfiguration())
         #expect(store.keys().count == 200)
         #expect(store[key("a.7")]?.hasPrefix("a 7 ") == true, "\(String(describing: store[key("a.7")]))")
-        #expect(store.lastWriteFailure?.code == .walSetAside)
+        #expect(store.lastReportedError?.code == .walSetAside)
         try store.close()
         #expect(try sqlite3(path, "PRAGMA integrity_check") == "ok")
         #expect(try setAsideFiles().count == 1)
@@ -93,7 +93,7 @@ struct RestoredFileTests {
         let store = try DefaultsStore(path: path, configuration: quietConfiguration())
         #expect(store[key("k")] == "changed")
         #expect(store.keys().count == 351)
-        #expect(store.lastWriteFailure == nil, "\(String(describing: store.lastWriteFailure))")
+        #expect(store.lastReportedError == nil, "\(String(describing: store.lastReportedError))")
         try store.close()
         #expect(try setAsideFiles().isEmpty)
     }
@@ -109,14 +109,14 @@ struct RestoredFileTests {
         do {
             let store = try DefaultsStore(path: path, configuration: quietConfiguration())
             #expect(store[key("a.3")] == "in place")
-            #expect(store.lastWriteFailure == nil)
+            #expect(store.lastReportedError == nil)
         }
         // Growing: 300 new long values.
         let inserts = (0..<300).map { "INSERT INTO defaults(key, value) VALUES ('g.\($0)', '\(String(repeating: "g", count: 200))');" }
         try commitAndCrash(path, "BEGIN;\n" + inserts.joined(separator: "\n") + "\nCOMMIT;")
         let store = try DefaultsStore(path: path, configuration: quietConfiguration())
         #expect(store.keys().count == 320)
-        #expect(store.lastWriteFailure == nil)
+        #expect(store.lastReportedError == nil)
         #expect(try setAsideFiles().isEmpty)
     }
 
@@ -129,7 +129,7 @@ struct RestoredFileTests {
         try holder.set("held", for: key("h"))
         let store = try DefaultsStore(path: path, configuration: quietConfiguration())
         #expect(store[key("h")] == "held")
-        #expect(store.lastWriteFailure == nil)
+        #expect(store.lastReportedError == nil)
         #expect(try setAsideFiles().isEmpty)
         withExtendedLifetime(holder) {}
     }

@@ -107,7 +107,7 @@ struct SoakTests {
         let stores = [try DefaultsStore(path: directory.database), try DefaultsStore(path: directory.database)]
         let heard = [LastValues(), LastValues()]
         let tokens = zip(stores, heard).map { store, last in
-            store.observeAll { change in last.record(change.key, canonical(change.value)) }
+            store.observeAll { change in last.record(change.key, canonical(change.newValue)) }
         }
         let watched = DefaultsKey<String?>("thread.shared.0")
         let streamed = Collected<String>()
@@ -156,7 +156,7 @@ struct SoakTests {
         }
         await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
         #expect(failures.all.isEmpty, "\(failures.all.prefix(5))")
-        #expect(stores.allSatisfy { $0.lastWriteFailure == nil })
+        #expect(stores.allSatisfy { $0.lastReportedError == nil })
 
         let rows = try canonicalRows(directory.database)
         for (index, count) in increments.withLock({ $0 }).enumerated() {

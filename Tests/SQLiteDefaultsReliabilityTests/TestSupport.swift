@@ -106,7 +106,7 @@ func canonicalRows(_ database: String) throws -> [String: String] {
 /// A store configuration that does not watch for other writers (for one-shot checks).
 func quietConfiguration() -> DefaultsStore.Configuration {
     var configuration = DefaultsStore.Configuration()
-    configuration.observesExternalChanges = false
+    configuration.externalChangeDetection = .off
     return configuration
 }
 

@@ -359,7 +359,7 @@ struct AppStorageShapeTests {
         // the path is absolute, so the environment is not consulted.
         let standIn = DefaultsStore.openStandard(location: notADirectory + "/app/defaults.sqlite")
         #expect(standIn.path == nil)
-        let failure = try #require(standIn.lastWriteFailure)
+        let failure = try #require(standIn.lastReportedError)
         #expect(failure.code == .cannotOpen)
         #expect(failure.message.contains(notADirectory))
         #expect(failure.path == notADirectory + "/app/defaults.sqlite")

@@ -50,7 +50,7 @@ struct BadInputTests {
         #expect(store[empty] == 3)
         #expect(!store.contains(empty))
         store[empty] = 5  // non-throwing: reported, not dropped silently
-        #expect(store.lastWriteFailure?.code == .invalidKey)
+        #expect(store.lastReportedError?.code == .invalidKey)
         #expect(store.keys().isEmpty)
     }
 

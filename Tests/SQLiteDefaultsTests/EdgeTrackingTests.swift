@@ -91,7 +91,7 @@ struct EdgeTrackingTests {
         expectRefused("NaN in a transaction") { try store.transaction { tx in try tx.set(Double.nan, for: double) } }
         expectRefused("NaN in modify") { try store.modify(kept) { $0 = .nan } }
         store[float] = .nan
-        #expect(store.lastWriteFailure?.code == .encodingFailed)
+        #expect(store.lastReportedError?.code == .encodingFailed)
 
         #expect(!store.contains(double))
         #expect(!store.contains(float))
@@ -330,10 +330,10 @@ struct EdgeTrackingTests {
 
     // MARK: Finding 7: no stale trusted reads
 
-    @Test("finding 7: with observesExternalChanges false, reads return another process's committed value")
+    @Test("finding 7: with externalChangeDetection .off, reads return another process's committed value")
     func readsWithoutAMonitorAreNotStale() async throws {
         var configuration = DefaultsStore.Configuration()
-        configuration.observesExternalChanges = false
+        configuration.externalChangeDetection = .off
         let store = try DefaultsStore(path: directory.database, configuration: configuration)
         store[.name] = "mine"
         store[.count] = 1
@@ -359,9 +359,8 @@ struct EdgeTrackingTests {
     @Test("polling fallback: a store with .polling(interval: 50 ms) hears another process's write")
     func pollingFallbackHearsOtherProcesses() async throws {
         var configuration = DefaultsStore.Configuration()
+        // A polled file gets no safety look (a day apart): only the 50 ms poll can find the changes.
         configuration.externalChangeDetection = .polling(interval: .milliseconds(50))
-        // No safety poll in the test's lifetime: only the 50 ms poll can find the changes.
-        configuration.safetyPollInterval = .seconds(3_600)
         let store = try DefaultsStore(path: directory.database, configuration: configuration)
         let (token, seen) = collect(store, .name)
         _ = try await onOwnThread { try runHelper("set-string", directory.database, "name", "polled") }

@@ -35,3 +35,24 @@ struct ErrorCodeTests {
         }
     }
 }
+
+/// The external-change settings that came before `externalChangeDetection` still work, as
+/// deprecated forwards to it (until 1.0).
+@Suite("Deprecated configuration names")
+struct DeprecatedConfigurationTests {
+    @available(*, deprecated, message: "exercises deprecated forwards")
+    @Test("observesExternalChanges and safetyPollInterval forward to externalChangeDetection")
+    func forwards() {
+        var configuration = DefaultsStore.Configuration()
+        #expect(configuration.observesExternalChanges)
+        configuration.safetyPollInterval = .seconds(30)
+        #expect(configuration.externalChangeDetection == .automatic(safetyPollInterval: .seconds(30)))
+        configuration.observesExternalChanges = false
+        #expect(configuration.externalChangeDetection == .off)
+        configuration.observesExternalChanges = true
+        #expect(configuration.externalChangeDetection == .automatic)
+        configuration.externalChangeDetection = .polling(interval: .milliseconds(100))
+        configuration.safetyPollInterval = .seconds(5)
+        #expect(configuration.externalChangeDetection == .polling(interval: .milliseconds(100)))
+    }
+}

@@ -196,7 +196,7 @@ struct ForeignFileTests {
 
     private func quietConfigurationForTests() -> DefaultsStore.Configuration {
         var configuration = DefaultsStore.Configuration()
-        configuration.observesExternalChanges = false
+        configuration.externalChangeDetection = .off
         return configuration
     }
 }

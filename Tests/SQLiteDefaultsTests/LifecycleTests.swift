@@ -49,15 +49,15 @@ struct LifecycleTests {
         #expect(try sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'count'") == "7")
     }
 
-    @Test("lifecycle: the subscript setter of a closed store reports .closed on writeFailures and lastWriteFailure")
+    @Test("lifecycle: the subscript setter of a closed store reports .closed on reportedErrors and lastReportedError")
     func setterOfAClosedStoreReportsClosed() async throws {
         let store = try DefaultsStore(path: directory.database)
-        let failures = store.writeFailures
+        let failures = store.reportedErrors
         try store.close()
         store[.name] = "after close"
-        #expect(store.lastWriteFailure?.code == .closed)
+        #expect(store.lastReportedError?.code == .closed)
         let reported = await firstElement(of: failures, timeout: .seconds(10))
-        #expect(reported?.code == .closed, "writeFailures (obtained before the close) yielded \(String(describing: reported))")
+        #expect(reported?.code == .closed, "reportedErrors (obtained before the close) yielded \(String(describing: reported))")
         #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults WHERE key = 'name'") == "0")
     }
 
@@ -154,7 +154,7 @@ struct LifecycleTests {
         store[.name] = "refused"
         usleep(300_000)
         #expect(calls.all == ["external"])
-        #expect(store.lastWriteFailure?.code == .closed)
+        #expect(store.lastReportedError?.code == .closed)
 
         // And inside a local-change callback.
         let local = try DefaultsStore(path: directory.database)
@@ -186,12 +186,12 @@ struct LifecycleTests {
         #expect(numbers[5] == 200)
     }
 
-    @Test("finding 10: safetyPollInterval and maximumValueLength are validated (.invalidConfiguration)")
+    @Test("finding 10: the safety poll interval and maximumValueLength are validated (.invalidConfiguration)")
     func invalidConfigurationIsRefused() throws {
         for interval in [Duration.zero, .seconds(-1), .milliseconds(-5)] {
             var configuration = DefaultsStore.Configuration()
-            configuration.safetyPollInterval = interval
-            let error = #expect(throws: DefaultsError.self, "safetyPollInterval \(interval)") {
+            configuration.externalChangeDetection = .automatic(safetyPollInterval: interval)
+            let error = #expect(throws: DefaultsError.self, "safety poll interval \(interval)") {
                 try DefaultsStore(path: directory.database, configuration: configuration)
             }
             #expect(error?.code == .invalidConfiguration)
@@ -206,7 +206,7 @@ struct LifecycleTests {
         }
         // Valid edges still open.
         var configuration = DefaultsStore.Configuration()
-        configuration.safetyPollInterval = .milliseconds(1)
+        configuration.externalChangeDetection = .automatic(safetyPollInterval: .milliseconds(1))
         configuration.maximumValueLength = 1
         let store = try DefaultsStore(path: directory.database, configuration: configuration)
         store[.count] = 3

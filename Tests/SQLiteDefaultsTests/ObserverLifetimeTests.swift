@@ -29,7 +29,7 @@ struct ObserverLifetimeTests {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         store[.name] = "before"
-        let failures = store.writeFailures
+        let failures = store.reportedErrors
         try FileManager.default.removeItem(atPath: directory.database)
         var iterator = failures.makeAsyncIterator()
         let reported = await iterator.next()
@@ -37,14 +37,14 @@ struct ObserverLifetimeTests {
         let error = #expect(throws: DefaultsError.self) { try store.set("after", for: .name) }
         #expect(error?.code == .databaseReplaced)
         store[.name] = "also refused"
-        #expect(store.lastWriteFailure?.code == .databaseReplaced)
+        #expect(store.lastReportedError?.code == .databaseReplaced)
     }
 
     @Test func aReplacedDatabaseFileIsReported() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         store[.name] = "before"
-        let failures = store.writeFailures
+        let failures = store.reportedErrors
         let other = directory.path + "/other.sqlite"
         do { let replacement = try DefaultsStore(path: other); replacement[.name] = "replacement" }
         #expect(rename(other, directory.database) == 0)

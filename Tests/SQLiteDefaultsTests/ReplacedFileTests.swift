@@ -21,7 +21,7 @@ struct ReplacedFileTests {
         }
         let store = try DefaultsStore(path: directory.database)
         store[name] = "before"
-        let failures = store.writeFailures
+        let failures = store.reportedErrors
         let replacementBytes = try Data(contentsOf: URL(fileURLWithPath: other))
         #expect(rename(other, directory.database) == 0)
         var iterator = failures.makeAsyncIterator()

@@ -14,11 +14,11 @@ struct Unencodable: Codable, Sendable, Equatable {
 struct WriteFailureTests {
     @Test func failedSubscriptWritesAreReportedOnTheStreamAndLastFailure() async throws {
         let store = try DefaultsStore.inMemory()
-        let failures = store.writeFailures
+        let failures = store.reportedErrors
         let key = DefaultsKey<Unencodable>("thing", default: Unencodable(value: 1))
         store[key] = Unencodable(value: 2)
-        #expect(store.lastWriteFailure?.code == .encodingFailed)
-        #expect(store.lastWriteFailure?.key == "thing")
+        #expect(store.lastReportedError?.code == .encodingFailed)
+        #expect(store.lastReportedError?.key == "thing")
         var iterator = failures.makeAsyncIterator()
         let first = await iterator.next()
         #expect(first?.code == .encodingFailed)

@@ -160,7 +160,7 @@ extension Workloads {
     /// only by the safety poll (waits over 15 ms) is reported in the workload's note.
     public static func getAfterExternalWrite(codable: Bool) throws -> Workload {
         var configuration = DefaultsStore.Configuration()
-        configuration.safetyPollInterval = .milliseconds(20)
+        configuration.externalChangeDetection = .automatic(safetyPollInterval: .milliseconds(20))
         let fixture = try StoreFixture("miss", configuration: configuration)
         let store = fixture.store
         let writer = try RawSQLite(path: fixture.path, schema: .existing)

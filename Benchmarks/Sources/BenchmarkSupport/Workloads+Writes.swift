@@ -55,7 +55,7 @@ extension Workloads {
     /// by the store's own commits).
     public static func setIntWithoutMonitor() throws -> Workload {
         var configuration = DefaultsStore.Configuration()
-        configuration.observesExternalChanges = false
+        configuration.externalChangeDetection = .off
         return try setInt(.defaults, configuration: configuration, label: "SQLiteDefaults, no external monitor")
     }
 

@@ -319,7 +319,7 @@ do {
         // What the library's schema (change log, triggers) costs by itself, library code aside.
         ratio("  diagnosis: raw SQLite same schema / bare table", r, "set Int · raw SQLite", "set Int · raw SQLite, bare table")
         ratio("set Int with the external monitor on / off", r, "set Int · SQLiteDefaults", "set Int · SQLiteDefaults, no external monitor", limit: 1.1)
-        ratio("  diagnosis: set Int with observesExternalChanges = false / raw SQLite", r, "set Int · SQLiteDefaults, no external monitor", "set Int · raw SQLite")
+        ratio("  diagnosis: set Int with externalChangeDetection = .off / raw SQLite", r, "set Int · SQLiteDefaults, no external monitor", "set Int · raw SQLite")
         ratio("set String, autocommit: SQLiteDefaults / raw SQLite upsert", r, "set String · SQLiteDefaults", "set String · raw SQLite", limit: 1.15)
         ratio("set Codable, autocommit: SQLiteDefaults / raw SQLite (JSONEncoder + upsert)", r, "set Codable · SQLiteDefaults", "set Codable · raw SQLite")
         ratio("set 100 keys in one transaction (per key): SQLiteDefaults / raw SQLite", r,

@@ -25,18 +25,4 @@ struct DefaultsCodec<Value: Sendable>: Sendable {
             decode: { try JSONCoding.decode(Value.self, from: $0) }
         )
     }
-
-    /// `nil` is no row (and NULL reads as `nil`); other values use the wrapped type's codec.
-    static func optional<Wrapped>(_ wrapped: DefaultsCodec<Wrapped>) -> Self where Value == Wrapped? {
-        Self(
-            encode: { value in
-                guard let value else { return .null }
-                return try wrapped.encode(value)
-            },
-            decode: { stored in
-                if case .null = stored { return nil }
-                return try wrapped.decode(stored)
-            }
-        )
-    }
 }

@@ -2,6 +2,7 @@
 /// be chosen over the non-optional ones for `Optional` values (a generic `<Wrapped>` parameter
 /// ranks as no more specific than the plain `Codable` initializer, which would store
 /// `Mode?` as JSON instead of its raw value). Only `Optional` conforms; not for other use.
+@_documentation(visibility: internal)
 public protocol _DefaultsOptional: ExpressibleByNilLiteral {
     /// The wrapped type.
     associatedtype Wrapped

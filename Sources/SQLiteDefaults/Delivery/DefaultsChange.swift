@@ -31,13 +31,24 @@ public struct DefaultsKeyChange: Sendable, Hashable {
     public let key: String
     /// Whether this store object or someone else made the change.
     public let origin: DefaultsChangeOrigin
-    /// The row's new value as stored; `nil` when the row was removed.
-    public let value: SQLiteValue?
+    /// The row's new value as stored; `nil` when the row was removed. Named as in
+    /// ``DefaultsChange/newValue``.
+    public let newValue: SQLiteValue?
 
     /// Creates a change, for example to feed code under test that takes one.
-    public init(key: String, origin: DefaultsChangeOrigin, value: SQLiteValue?) {
+    public init(key: String, origin: DefaultsChangeOrigin, newValue: SQLiteValue?) {
         self.key = key
         self.origin = origin
-        self.value = value
+        self.newValue = newValue
+    }
+
+    /// The row's new value as stored.
+    @available(*, deprecated, renamed: "newValue")
+    public var value: SQLiteValue? { newValue }
+
+    /// Creates a change.
+    @available(*, deprecated, renamed: "init(key:origin:newValue:)")
+    public init(key: String, origin: DefaultsChangeOrigin, value: SQLiteValue?) {
+        self.init(key: key, origin: origin, newValue: value)
     }
 }

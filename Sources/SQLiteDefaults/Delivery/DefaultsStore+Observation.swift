@@ -30,11 +30,12 @@ extension DefaultsStore {
     }
 
     /// Calls `handler` after every committed change of any key, in commit order, with the
-    /// key, who made it, and the row's new value (`nil` when removed).
+    /// key, who made it, and the row's new value (`nil` when removed): the closure form of
+    /// ``changes()``, which delivers the same changes as an `AsyncSequence`.
     /// - Returns: a token; observation lasts until it is cancelled or deallocated.
     public func observeAll(_ handler: @escaping @Sendable (DefaultsKeyChange) -> Void) -> DefaultsObservation {
         let observer = core.addObserver(key: nil) { name, stored, origin in
-            handler(DefaultsKeyChange(key: name, origin: origin, value: stored))
+            handler(DefaultsKeyChange(key: name, origin: origin, newValue: stored))
         }
         return DefaultsObservation { [weak core] in core?.registry.remove(observer) }
     }
@@ -87,7 +88,7 @@ extension DefaultsStore {
     public func changes() -> AsyncStream<DefaultsKeyChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: DefaultsKeyChange.self)
         let observer = core.addObserver(key: nil, onStoreClosed: { continuation.finish() }) { name, stored, origin in
-            continuation.yield(DefaultsKeyChange(key: name, origin: origin, value: stored))
+            continuation.yield(DefaultsKeyChange(key: name, origin: origin, newValue: stored))
         }
         let token = DefaultsObservation { [weak core] in core?.registry.remove(observer) }
         continuation.onTermination = { _ in token.cancel() }

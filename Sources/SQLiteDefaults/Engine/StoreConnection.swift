@@ -9,7 +9,7 @@ final class StoreConnection {
     private(set) var database: Database
     let recorder = ChangeRecorder()
     /// Other connections' changes; nil when nobody reads them (in-memory stores, or
-    /// `observesExternalChanges: false`).
+    /// `externalChangeDetection: .off`).
     let changeLog: ChangeLog?
 
     /// Nesting of `transaction { }` / `modify` on this connection; 0 outside any.

@@ -39,7 +39,7 @@ final class StoreEngine: Sendable {
         try configuration.validate()
         var configuration = configuration
         // A read-only store has no change log to follow: each read asks SQLite instead.
-        if configuration.isReadOnly { configuration.observesExternalChanges = false }
+        if configuration.isReadOnly { configuration.externalChangeDetection = .off }
         self.configuration = configuration
         self.delivery = DeliveryQueue(registry: registry)
         let failures = WriteFailureReporter(logger: configuration.logger)
@@ -57,7 +57,7 @@ final class StoreEngine: Sendable {
             self.realPath = realPath
             access = DatabaseAccess(state: try StoreOpener.open(realPath: realPath, configuration: configuration, report: report))
             fileIdentity = FileIdentity(path: realPath)
-            cacheIsCurrent = configuration.observesExternalChanges
+            cacheIsCurrent = configuration.watchesExternalChanges
         } else {
             self.path = nil
             realPath = nil
@@ -74,14 +74,15 @@ final class StoreEngine: Sendable {
         guard let realPath else { return }
         lastUseTick.store(ConnectionBudget.shared.tick(), ordering: .relaxed)
         ConnectionBudget.shared.opened(self)
-        guard configuration.observesExternalChanges else { return }
+        guard configuration.watchesExternalChanges else { return }
         let mode: WatchMode
         switch configuration.externalChangeDetection.kind {
-        case .automatic: mode = .fileEvents
+        case .off: return
+        case .fileEvents: mode = .fileEvents
         case .polling(let interval): mode = .polling(interval: interval)
         }
         let registration = FileMonitor.shared.register(
-            realPath: realPath, mode: mode, safetyPoll: configuration.safetyPollInterval, logger: configuration.logger
+            realPath: realPath, mode: mode, safetyPoll: configuration.safetyPoll, logger: configuration.logger
         ) { [weak self] event in
             self?.handleMonitorEvent(event) ?? .sawCommit
         }

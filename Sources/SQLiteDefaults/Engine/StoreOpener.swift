@@ -16,7 +16,7 @@ enum StoreOpener {
                      report: (DefaultsError) -> Void) throws -> StoreConnection {
         let database = try openDatabase(realPath: realPath, configuration: configuration, report: report)
         return try StoreConnection(database: database,
-                                   tracksChanges: realPath != nil && configuration.observesExternalChanges && !configuration.isReadOnly,
+                                   tracksChanges: realPath != nil && configuration.watchesExternalChanges && !configuration.isReadOnly,
                                    maximumValueLength: configuration.maximumValueLength)
     }
 

@@ -27,26 +27,58 @@ extension DefaultsStore {
         /// The largest TEXT or BLOB value accepted, in bytes; larger ones fail with
         /// ``DefaultsError/Code/valueTooLarge``. Default SQLite's own limit, 1,000,000,000.
         public var maximumValueLength: Int = 1_000_000_000
-        /// Whether to watch for changes made by other connections (other stores, processes,
-        /// SQL clients). Default `true`; ignored for in-memory stores.
+        /// Whether and how changes by other connections — other stores, other processes, SQL
+        /// clients — are noticed. The one external-change setting. Default
+        /// ``ExternalChangeDetection/automatic``; ignored for in-memory stores.
         ///
-        /// With `false`, observers hear only this store's own changes, but reads still return
-        /// the committed value: before serving a cached value, a read asks SQLite whether
-        /// another connection committed (`PRAGMA data_version`, a few microseconds) and drops
-        /// the cache if one did.
-        public var observesExternalChanges: Bool = true
-        /// How often the change monitor checks a file when the file system reports nothing (a
-        /// safety net should an inotify event ever be missed). Must be positive. Default 2 seconds.
-        ///
-        /// The stores of a process that share an interval take turns: one look per interval
-        /// (and at most one every 2 seconds) among them all, so one store is checked every
-        /// interval and 10,000 idle stores cost what one does. Files that inotify cannot watch
-        /// are polled on their own, every 100 ms.
-        public var safetyPollInterval: Duration = .seconds(2)
-        /// How changes by other connections are noticed. Default ``ExternalChangeDetection/automatic``.
+        /// ```swift
+        /// configuration.externalChangeDetection = .off                               // this store's own changes only
+        /// configuration.externalChangeDetection = .automatic(safetyPollInterval: .seconds(30))
+        /// configuration.externalChangeDetection = .polling(interval: .milliseconds(250))
+        /// ```
         public var externalChangeDetection: ExternalChangeDetection = .automatic
+
+        /// Whether to watch for changes made by other connections.
+        @available(*, deprecated, message: "use externalChangeDetection: .off for false, .automatic for true")
+        public var observesExternalChanges: Bool {
+            get { watchesExternalChanges }
+            set {
+                if !newValue {
+                    externalChangeDetection = .off
+                } else if !watchesExternalChanges {
+                    externalChangeDetection = .automatic
+                }
+            }
+        }
+
+        /// How often the change monitor checks a file when the file system reports nothing.
+        /// Setting it while detection is ``ExternalChangeDetection/off`` or
+        /// ``ExternalChangeDetection/polling(interval:)`` changes nothing.
+        @available(*, deprecated, message: "use externalChangeDetection = .automatic(safetyPollInterval:)")
+        public var safetyPollInterval: Duration {
+            get { safetyPoll }
+            set {
+                if case .fileEvents = externalChangeDetection.kind {
+                    externalChangeDetection = .automatic(safetyPollInterval: newValue)
+                }
+            }
+        }
+
+        /// Whether the store follows other connections' commits.
+        var watchesExternalChanges: Bool { externalChangeDetection.kind != .off }
+
+        /// The interval between safety looks at a file whose events are watched.
+        var safetyPoll: Duration {
+            switch externalChangeDetection.kind {
+            case .fileEvents(let interval): interval
+            // A polled file is looked at every interval anyway: a safety look adds nothing.
+            case .polling: .seconds(86_400)
+            case .off: ExternalChangeDetection.defaultSafetyPoll
+            }
+        }
+
         /// Where the store logs: failures of non-throwing writes (at `.debug`: they also reach
-        /// ``DefaultsStore/writeFailures``), background checks, a fallback to polling. Default: a
+        /// ``DefaultsStore/reportedErrors``), background checks, a fallback to polling. Default: a
         /// logger labelled `SQLiteDefaults`, from whatever `LoggingSystem` the process bootstrapped.
         public var logger: Logger = Logger(label: "SQLiteDefaults")
 
@@ -83,8 +115,8 @@ extension DefaultsStore {
 
         /// - Throws: `.invalidConfiguration` for a value out of range.
         func validate() throws {
-            if safetyPollInterval <= .zero {
-                throw DefaultsError(.invalidConfiguration, "safetyPollInterval must be positive; it is \(safetyPollInterval)")
+            if case .fileEvents(let interval) = externalChangeDetection.kind, interval <= .zero {
+                throw DefaultsError(.invalidConfiguration, "the safety poll interval must be positive; it is \(interval)")
             }
             if case .polling(let interval) = externalChangeDetection.kind, interval <= .zero {
                 throw DefaultsError(.invalidConfiguration, "the polling interval must be positive; it is \(interval)")
@@ -99,30 +131,49 @@ extension DefaultsStore {
     }
 
     /// How a store notices that another connection — another store, another process, the
-    /// `sqlite3` shell — committed.
+    /// `sqlite3` shell — committed: file events, polling, or not at all.
     ///
     /// ```swift
     /// configuration.externalChangeDetection = .polling(interval: .milliseconds(250))
     /// ```
     public struct ExternalChangeDetection: Sendable, Hashable {
         enum Kind: Hashable {
-            case automatic
+            case off
+            case fileEvents(safetyPoll: Duration)
             case polling(Duration)
         }
 
         let kind: Kind
 
+        static let defaultSafetyPoll: Duration = .seconds(2)
+
         /// File events: one inotify instance and one thread for every store of the process
         /// wake the store within about a tenth of a millisecond of another connection's commit,
-        /// using no CPU while nothing happens. Where inotify cannot be used (the kernel's
-        /// per-user instance or watch limit, a file system without it), the file is polled
-        /// every 100 ms instead, and the first fallback is logged. The default.
-        public static let automatic = ExternalChangeDetection(kind: .automatic)
+        /// using no CPU while nothing happens, with a safety look every 2 seconds should an
+        /// event ever be missed. Where inotify cannot be used (the kernel's per-user instance or
+        /// watch limit, a file system without it), the file is polled every 100 ms instead, and
+        /// the first fallback is logged. The default.
+        public static let automatic = ExternalChangeDetection(kind: .fileEvents(safetyPoll: defaultSafetyPoll))
+
+        /// File events, as ``automatic``, with safety looks every `safetyPollInterval` (must be
+        /// positive). The stores of a process that share an interval take turns: one look per
+        /// interval (and at most one every 2 seconds) among them all, so 10,000 idle stores
+        /// cost what one does.
+        public static func automatic(safetyPollInterval: Duration) -> ExternalChangeDetection {
+            ExternalChangeDetection(kind: .fileEvents(safetyPoll: safetyPollInterval))
+        }
 
         /// Asks SQLite whether another connection committed (`PRAGMA data_version`) every
-        /// `interval`, without inotify; for file systems whose events cannot be trusted.
+        /// `interval` (must be positive), without inotify; for file systems whose events cannot
+        /// be trusted.
         public static func polling(interval: Duration) -> ExternalChangeDetection {
             ExternalChangeDetection(kind: .polling(interval))
         }
+
+        /// Other connections' changes are not followed: observers hear only this store's own
+        /// changes. Reads still return the committed value: before serving a cached value, a
+        /// read asks SQLite whether another connection committed (`PRAGMA data_version`, a few
+        /// microseconds) and drops the cache if one did.
+        public static let off = ExternalChangeDetection(kind: .off)
     }
 }

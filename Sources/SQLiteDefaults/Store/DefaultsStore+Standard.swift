@@ -21,12 +21,12 @@ extension DefaultsStore {
     /// stands in for the rest of the process. The failure is logged through swift-log and
     /// reported on that store as a ``DefaultsError`` with code
     /// ``DefaultsError/Code/cannotOpen`` whose message includes the underlying error. It is
-    /// reported before anyone can see the stand-in, so a live ``writeFailures`` stream cannot
-    /// have caught it: read ``lastWriteFailure`` (it stays set until a later failure replaces
+    /// reported before anyone can see the stand-in, so a live ``reportedErrors`` stream cannot
+    /// have caught it: read ``lastReportedError`` (it stays set until a later failure replaces
     /// it), or check ``path`` (nil for the stand-in).
     ///
     /// ```swift
-    /// if let failure = DefaultsStore.standard.lastWriteFailure, failure.code == .cannotOpen {
+    /// if let failure = DefaultsStore.standard.lastReportedError, failure.code == .cannotOpen {
     ///     print("preferences will not be saved:", failure)
     /// }
     /// ```

@@ -234,17 +234,36 @@ public final class DefaultsStore: Sendable {
 
     // MARK: Failures
 
-    /// Failures of non-throwing writes (`store[key] = value`) from now on, as they happen.
-    /// Each access returns a new stream; it ends when the store goes away.
-    public var writeFailures: AsyncStream<DefaultsError> {
+    /// Every error the store reports instead of throwing, from now on, as it happens: a failed
+    /// non-throwing write (`store[key] = value`), the database file deleted or replaced under
+    /// the store (`.databaseReplaced`), a stray write-ahead log moved aside when the file was
+    /// opened (`.walSetAside`), a standard store that could not be opened (`.cannotOpen`).
+    /// Each is also logged. Each access returns a new stream; it ends when the store goes away.
+    ///
+    /// ```swift
+    /// Task {
+    ///     for await error in store.reportedErrors where error.code == .databaseReplaced {
+    ///         reopen()
+    ///     }
+    /// }
+    /// ```
+    public var reportedErrors: AsyncStream<DefaultsError> {
         core.failures.stream()
     }
 
-    /// The most recent failure of a non-throwing write, or of the file watch (the database
-    /// file deleted or replaced); `nil` if there has been none.
-    public var lastWriteFailure: DefaultsError? {
+    /// The most recent error of ``reportedErrors`` (one that happened before anyone listened
+    /// included, such as a log set aside while opening); `nil` if there has been none.
+    public var lastReportedError: DefaultsError? {
         core.failures.last
     }
+
+    /// The errors the store reports instead of throwing.
+    @available(*, deprecated, renamed: "reportedErrors", message: "it carries more than write failures")
+    public var writeFailures: AsyncStream<DefaultsError> { reportedErrors }
+
+    /// The most recent error the store reported instead of throwing.
+    @available(*, deprecated, renamed: "lastReportedError")
+    public var lastWriteFailure: DefaultsError? { lastReportedError }
 
     func reportWriteFailure(_ error: any Error, key: String) {
         let defaultsError = error as? DefaultsError
