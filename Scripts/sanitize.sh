@@ -18,6 +18,8 @@ cd "$(dirname "$0")/.."
 which="${1:-all}"
 filter="${SANITIZE_FILTER:-SQLiteDefaultsTests|SQLiteDefaultsReliabilityTests}"
 export SOAK_SECONDS="${SOAK_SECONDS:-15}"
+# The soak and the crash loop are in the slow tier; under the sanitizers they are the point.
+export SQLITEDEFAULTS_SLOW_TESTS="${SQLITEDEFAULTS_SLOW_TESTS:-1}"
 # The manifest leaves the fleet (postgres-nio, BoringSSL) out of these builds: see Package.swift.
 export SQLITEDEFAULTS_WITHOUT_FLEET=1
 # halt_on_error: the first report ends the process with a non-zero status, so no race

@@ -4,6 +4,7 @@
 import ChildProcesses
 import Foundation
 import SQLiteDefaults
+import Testing
 
 /// A fresh directory under the system's temporary directory, removed when the test ends.
 public final class TemporaryDirectory {
@@ -334,5 +335,27 @@ public func ends<Element: Sendable>(_ sequence: AsyncStream<Element>, within tim
         let first = await group.next() ?? false
         group.cancelAll()
         return first
+    }
+}
+
+/// The two tiers of the test suite. `swift test` runs the fast tier; the slow tier — the
+/// multi-process soak, the crash loop, 10,000 stores, PostgreSQL — runs when the environment
+/// variable `SQLITEDEFAULTS_SLOW_TESTS` is `1`, as CI sets it.
+public enum TestTier {
+    /// Whether the slow tier runs.
+    public static let slowTestsEnabled = ProcessInfo.processInfo.environment["SQLITEDEFAULTS_SLOW_TESTS"] == "1"
+    /// Whether the `sqlite3` shell is installed.
+    public static let hasSQLiteShell = (try? sqlite3Path()) != nil
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs only in the slow tier (`SQLITEDEFAULTS_SLOW_TESTS=1`).
+    public static var slowTier: Self {
+        .enabled(if: TestTier.slowTestsEnabled, "slow tier: runs with SQLITEDEFAULTS_SLOW_TESTS=1 (CI sets it)")
+    }
+
+    /// Skips, saying what to install, where the `sqlite3` shell is missing.
+    public static var requiresSQLiteShell: Self {
+        .enabled(if: TestTier.hasSQLiteShell, "needs the sqlite3 shell: apt-get install sqlite3")
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// `withObservationTracking` on one property fires for a change of that property's key from
 /// every writer, and for nothing else.
-@Suite("@ObservableDefaults: who can change a property")
+@Suite("@ObservableDefaults: who can change a property", .requiresSQLiteShell)
 struct ChangeSourceTests {
     @Test func ownWriteNotifiesAndPersists() throws {
         try withTemporaryDirectory { directory in
@@ -152,7 +152,7 @@ struct ChangeSourceTests {
     }
 }
 
-@Suite("@ObservableDefaults: options")
+@Suite("@ObservableDefaults: options", .requiresSQLiteShell)
 struct OptionTests {
     @Test func ignoreExternalChangesAnnouncesOnlyOwnWrites() throws {
         try withTemporaryDirectory { directory in
@@ -288,7 +288,7 @@ struct OptionTests {
     }
 }
 
-@Suite("@ObservableDefaults: values and observers")
+@Suite("@ObservableDefaults: values and observers", .requiresSQLiteShell)
 struct ValueTests {
     @Test func everyKindOfValueRoundTrips() throws {
         try withTemporaryDirectory { directory in

@@ -9,7 +9,7 @@ import Testing
 /// writer acknowledged, and holds each transaction wholly or not at all.
 ///
 /// `CRASH_ROUNDS` sets the number of rounds (default 20).
-@Suite("Crash loop")
+@Suite("Crash loop", .slowTier, .requiresSQLiteShell)
 struct CrashLoopTests {
     @Test(.timeLimit(.minutes(10)))
     func killedWritersLoseNoAcknowledgedWrite() async throws {

@@ -217,7 +217,7 @@ extension Double {
 /// class, near-miss texts — under keys of every supported type. Reads never crash, the
 /// subscript returns the default, `value(for:)` throws a decoding error naming the key,
 /// `modify` refuses, and the row is left exactly as it was.
-@Suite("Decoder fuzzing")
+@Suite("Decoder fuzzing", .requiresSQLiteShell)
 struct DecoderFuzzTests {
     /// Through raw SQL in the `sqlite3` shell, read by a fresh store each time.
     @Test func rawSQLRowsUnderEveryType() async throws {

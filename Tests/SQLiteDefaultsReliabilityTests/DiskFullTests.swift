@@ -6,7 +6,7 @@ import Testing
 /// A writer whose files cannot grow: RLIMIT_FSIZE in a child process with SIGXFSZ ignored
 /// (`write` fails with EFBIG; root is not exempt), and, where the test may mount one, a full
 /// 1 MiB tmpfs (ENOSPC). Every write API reports `.diskFull`; nothing acknowledged is lost.
-@Suite("Disk full")
+@Suite("Disk full", .requiresSQLiteShell)
 struct DiskFullTests {
     @Test func aFullDiskIsANamedErrorAndLosesNothing() throws {
         let directory = try TemporaryDirectory()

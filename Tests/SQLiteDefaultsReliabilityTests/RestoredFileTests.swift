@@ -7,7 +7,7 @@ import Testing
 /// beside the restored file, and replaying it would lay newer pages over older ones. Each test
 /// leaves an orphaned `-wal` the way a crash does — a `sqlite3` shell that kills itself before
 /// it can close — then moves the backup in with `rename(2)`, as `mv` does.
-@Suite("Restored files")
+@Suite("Restored files", .requiresSQLiteShell)
 struct RestoredFileTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -20,7 +20,7 @@ let hostileKeys: [String] = [
     String(repeating: "long;", count: 20_000),
 ]
 
-@Suite("Security")
+@Suite("Security", .requiresSQLiteShell)
 struct SecurityTests {
     @Test func hostileKeysAndValuesAreOnlyData() throws {
         let directory = try TemporaryDirectory()

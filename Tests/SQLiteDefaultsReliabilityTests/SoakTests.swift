@@ -9,7 +9,7 @@ import Testing
 /// the file is intact, and each observer's last notification per key is the key's final value.
 ///
 /// `SOAK_SECONDS` sets how long the writers run (default 60).
-@Suite("Multi-process soak")
+@Suite("Multi-process soak", .slowTier, .requiresSQLiteShell)
 struct SoakTests {
     @Test(.timeLimit(.minutes(30)))
     func fourWritersTwoObserversLoseNothing() async throws {

@@ -3,7 +3,7 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-@Suite("AsyncSequences")
+@Suite("AsyncSequences", .requiresSQLiteShell)
 struct AsyncSequenceTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -3,7 +3,7 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-@Suite("Bad input gets a clear DefaultsError and loses nothing")
+@Suite("Bad input gets a clear DefaultsError and loses nothing", .requiresSQLiteShell)
 struct BadInputTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
@@ -141,7 +141,7 @@ struct BadInputTests {
     }
 }
 
-@Suite("Files are private")
+@Suite("Files are private", .requiresSQLiteShell)
 struct FilePermissionTests {
     @Test func databaseWalAndShmAreMode0600() throws {
         let directory = try TemporaryDirectory()

@@ -3,7 +3,7 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-@Suite("The change log stays bounded and gaps are recovered")
+@Suite("The change log stays bounded and gaps are recovered", .requiresSQLiteShell)
 struct ChangeLogTests {
     @Test func theLogIsPrunedAsWritesGoOn() throws {
         let directory = try TemporaryDirectory()

@@ -3,7 +3,7 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-@Suite("Durability")
+@Suite("Durability", .requiresSQLiteShell)
 struct DurabilityTests {
     /// Starts the helper's write loop, lets it acknowledge some writes, kills it with
     /// SIGKILL, and checks that every acknowledged value is on disk.

@@ -6,7 +6,7 @@ import Testing
 /// DESIGN "Change tracking at the edges" (issue #10, findings 2–7): links, values SQLite
 /// cannot hold, restores, pruning gaps, progress after work, reads without a monitor, and the
 /// polling fallback. Real files, real processes, the `sqlite3` shell.
-@Suite("Change tracking at the edges")
+@Suite("Change tracking at the edges", .requiresSQLiteShell)
 struct EdgeTrackingTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
@@ -200,8 +200,8 @@ struct EdgeTrackingTests {
         // A later write by another process is heard (the log's sequence went backwards).
         try sqlite3(database, "UPDATE defaults SET value = 'later' WHERE key = 'k1'")
         #expect(await perKey["k1"]!.waitAsync { $0.last == "later" }, "a write after the restore was not heard: \(perKey["k1"]!.all)")
-        #expect(await all.waitAsync { $0.last?.key == "k1" && $0.last?.value == .text("later") })
-        #expect(await streamed.waitAsync { $0.last?.key == "k1" && $0.last?.value == .text("later") })
+        #expect(await all.waitAsync { $0.last?.key == "k1" && $0.last?.newValue == .text("later") })
+        #expect(await streamed.waitAsync { $0.last?.key == "k1" && $0.last?.newValue == .text("later") })
         try await Task.sleep(for: .milliseconds(300))  // anything duplicated would have arrived by now
         #expect(store[keys[0]] == "later")
 
@@ -215,13 +215,13 @@ struct EdgeTrackingTests {
             let restoreAnnouncements = afterRestore.dropLast()
             #expect(restoreAnnouncements.count == 3, "\(name) after the restore: \(afterRestore)")
             #expect(Set(restoreAnnouncements.map(\.key)) == ["k1", "k2", "k3"], "\(name): \(afterRestore)")
-            let values = Dictionary(restoreAnnouncements.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+            let values = Dictionary(restoreAnnouncements.map { ($0.key, $0.newValue) }, uniquingKeysWith: { first, _ in first })
             #expect(values["k1"] == .text("one"))
             #expect(values["k2"] == .text("two"))
             if let removed = values["k3"] {
                 #expect(removed == nil || removed == .null, "\(name): k3 should be announced as removed, not \(String(describing: removed))")
             }
-            #expect(afterRestore.last?.value == .text("later"))
+            #expect(afterRestore.last?.newValue == .text("later"))
         }
         withExtendedLifetime(tokens) {}
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// Files that are not the store's to change: another program's database, files other users
 /// could have written, files opened only to be read, paths that cannot hold a database.
-@Suite("Foreign files")
+@Suite("Foreign files", .requiresSQLiteShell)
 struct ForeignFileTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -6,7 +6,7 @@ import Testing
 /// DESIGN "Lifecycle": `close()`, `isClosed`, `.closed`; releasing a store anywhere, its own
 /// delivery thread included, is safe and leaves no thread or descriptor behind (issue #10,
 /// findings 8 and 10).
-@Suite("Lifecycle: close, isClosed, release on any thread")
+@Suite("Lifecycle: close, isClosed, release on any thread", .requiresSQLiteShell)
 struct LifecycleTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -3,7 +3,7 @@ import Foundation
 @testable import SQLiteDefaults
 import Testing
 
-@Suite("Migrations: the files in Migrations/ are what runs")
+@Suite("Migrations: the files in Migrations/ are what runs", .requiresSQLiteShell)
 struct MigrationTests {
     static let migrationsDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -15,7 +15,7 @@ func collect(_ store: DefaultsStore, _ key: DefaultsKey<String>) -> (DefaultsObs
     return (token, seen)
 }
 
-@Suite("Per-key notification from every channel")
+@Suite("Per-key notification from every channel", .requiresSQLiteShell)
 struct NotificationTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
@@ -239,7 +239,7 @@ struct NotificationTests {
         #expect(seen.wait(count: 3))
         #expect(seen.all.map(\.key) == ["name", "count", "shell"])
         #expect(seen.all.map(\.origin) == [.local, .local, .external])
-        #expect(seen.all.last?.value == .text("yes"))
+        #expect(seen.all.last?.newValue == .text("yes"))
         _ = token
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// type that is both `RawRepresentable` and `Codable` is stored as its raw value, with or
 /// without a `default:` argument (before, `default: .fast` chose the plain `Codable`
 /// initializer and stored JSON text).
-@Suite("Optional keys")
+@Suite("Optional keys", .requiresSQLiteShell)
 struct OptionalKeyTests {
     enum Mode: String, Codable, Sendable { case fast, safe }
     enum Level: Int, Sendable { case low = 1, high = 2 }

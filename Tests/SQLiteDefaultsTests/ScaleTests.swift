@@ -5,7 +5,7 @@ import Testing
 
 /// DESIGN "One monitor per process" (issue #10, finding 1: the 129th store failed to open,
 /// one inotify instance per store against the kernel's 128 per user).
-@Suite("Scale: one monitor per process")
+@Suite("Scale: one monitor per process", .slowTier, .requiresSQLiteShell)
 struct ScaleTests {
     @Test("finding 1: 10,000 stores on distinct files open in one process with bounded threads and one inotify instance",
           .timeLimit(.minutes(10)))

@@ -3,7 +3,7 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-@Suite("Storage is plain SQLite any tool can read")
+@Suite("Storage is plain SQLite any tool can read", .requiresSQLiteShell)
 struct StorageFormatTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -5,7 +5,7 @@ import Testing
 
 struct Refusal: Error, Equatable { let reason: String }
 
-@Suite("Transactions and modify")
+@Suite("Transactions and modify", .requiresSQLiteShell)
 struct TransactionTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

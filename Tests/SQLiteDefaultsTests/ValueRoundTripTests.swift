@@ -34,7 +34,7 @@ func roundTrip<Value: Sendable>(_ key: DefaultsKey<Value>, _ value: Value, in di
     return try reopened.value(for: key)
 }
 
-@Suite("Value round trips across closing and reopening")
+@Suite("Value round trips across closing and reopening", .requiresSQLiteShell)
 struct ValueRoundTripTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -2,7 +2,7 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-@Suite("prefs bad input: one line on stderr starting with 'prefs: ', non-zero exit, nothing lost")
+@Suite("prefs bad input: one line on stderr starting with 'prefs: ', non-zero exit, nothing lost", .requiresSQLiteShell)
 struct BadInputTests {
     static let badValues: [(type: String, value: String)] = [
         ("bool", "maybe"), ("bool", ""),

@@ -12,7 +12,7 @@ import Darwin
 
 /// The commands that make `prefs` a complete `defaults(1)`: --version, domains, read-type,
 /// rename, delete --all, export FILE, PREFS_DB, and the shell completion scripts.
-@Suite("prefs completes defaults(1)")
+@Suite("prefs completes defaults(1)", .requiresSQLiteShell)
 struct DefaultsCommandsTests {
     @Test("--version prints the version and exits 0")
     func version() async throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("prefs demo")
+@Suite("prefs demo", .requiresSQLiteShell)
 struct DemoTests {
     // The ten-second limit is the demo's own: it fails itself past it. The test does not time
     // the process from outside, where spawning under a loaded CI machine adds noise.

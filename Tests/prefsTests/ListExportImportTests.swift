@@ -2,7 +2,7 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-@Suite("prefs list, export, import")
+@Suite("prefs list, export, import", .requiresSQLiteShell)
 struct ListExportImportTests {
     /// Values of every storage class, with the edge cases an encoding could lose.
     static let tricky: [String: SQLiteValue] = [

@@ -5,7 +5,7 @@ import Testing
 
 /// `prefs` on files that are not simply its own: a backup restored with `mv` over a file whose
 /// watcher was killed, another program's database, a file others can write.
-@Suite("Restores and foreign files")
+@Suite("Restores and foreign files", .requiresSQLiteShell)
 struct RestoreAndForeignFileTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

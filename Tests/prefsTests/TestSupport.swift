@@ -194,3 +194,10 @@ func jsonObject(_ line: String, sourceLocation: SourceLocation = #_sourceLocatio
     let object = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed])
     return try #require(object as? [String: Any], "not a JSON object: \(line)", sourceLocation: sourceLocation)
 }
+
+extension Trait where Self == ConditionTrait {
+    /// Skips, saying what to install, where the `sqlite3` shell is missing.
+    static var requiresSQLiteShell: Self {
+        .enabled(if: ChildProcess.findOnPath("sqlite3") != nil, "needs the sqlite3 shell: apt-get install sqlite3")
+    }
+}

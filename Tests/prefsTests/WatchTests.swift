@@ -13,7 +13,7 @@ import Darwin
 /// `prefs watch` runs as a child process with `--ready`, which prints `ready` on standard
 /// error once its subscription is in place; each test waits for that line before writing,
 /// then waits (up to 10 s, returning as soon as it arrives) for the output line it expects.
-@Suite("prefs watch")
+@Suite("prefs watch", .requiresSQLiteShell)
 struct WatchTests {
     @Test("watch --json prints a write made by another prefs process, then exits 0 on SIGINT")
     func seesOtherProcess() async throws {
