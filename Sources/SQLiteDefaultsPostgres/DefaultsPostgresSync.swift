@@ -120,8 +120,9 @@ public final class DefaultsPostgresSync: Service, Sendable {
     /// - Throws: ``DefaultsError`` for what retrying cannot cure — `.invalidConfiguration`
     ///   (an invalid table name), `.remoteRejected` (bad credentials, no such database, no
     ///   permission to create or write the table), `.incompatibleTable` (a table of another
-    ///   shape), `.closed` (the store was closed), or the store's own failure when the SQLite
-    ///   file cannot be read or written. In a `ServiceGroup` a thrown error shuts the group
+    ///   shape), `.closed` (the store was closed), `.databaseReplaced` (its file was moved
+    ///   over or deleted: open a new store and a new sync), or the store's own failure when the
+    ///   SQLite file cannot be read or written. In a `ServiceGroup` a thrown error shuts the group
     ///   down unless the service is configured with `failureTerminationBehavior: .ignore`,
     ///   which keeps a server running on its local preferences.
     public func run() async throws {
@@ -261,6 +262,10 @@ public final class DefaultsPostgresSync: Service, Sendable {
             if store.isClosed {
                 throw DefaultsError(.closed, "the store was closed, so the fleet sync ended", path: store.path)
             }
+            // A file moved over the store's (or deleted) leaves the store refusing every call,
+            // and it hears no more commits: a sync that went on would be deaf. Checked at every
+            // wake-up, the safety fetch included, so it ends within one interval.
+            if let failure = store.lastWriteFailure, failure.code == .databaseReplaced { throw failure }
             var taken = signals.take()
             if !taken.dirty.isEmpty, let lastPush, ContinuousClock.now < lastPush + timing.minimumPushInterval {
                 try await Task.sleep(until: lastPush + timing.minimumPushInterval)

@@ -69,8 +69,12 @@ struct SyncFollower: Sendable {
         let failures = sync.store.writeFailures
         return try await withThrowingTaskGroup(of: Bool?.self) { group in
             group.addTask {
-                try await sync.run()
-                return false
+                do {
+                    try await sync.run()
+                    return false
+                } catch let error as DefaultsError where error.code == .databaseReplaced {
+                    return true  // the sync noticed first
+                }
             }
             group.addTask {
                 if sync.store.lastWriteFailure?.code == .databaseReplaced { return true }

@@ -5,9 +5,24 @@ import PostgresTestSupport
 import SQLiteDefaults
 import Testing
 
-/// `prefs sync` when its database file is replaced under it (`mv other.sqlite db.sqlite`).
-@Suite("prefs sync follows its database file", .serialized)
+/// A sync whose database file is replaced under it (`mv other.sqlite db.sqlite`).
+@Suite("A sync whose database file is replaced", .serialized)
 struct SyncReplacementTests {
+    @Test("DefaultsPostgresSync in an app ends with .databaseReplaced instead of running on deaf")
+    func libraryEnds() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let path = directory.path + "/db.sqlite"
+            let machine = try Machine(path: path, url: server.url())
+            #expect(await machine.connected())
+            let other = directory.path + "/other.sqlite"
+            try DefaultsStore(path: other).close()
+            #expect(rename(other, path) == 0)
+            let failure = await machine.failure(timeout: .seconds(60))
+            #expect((failure as? DefaultsError)?.code == .databaseReplaced, "\(String(describing: failure))")
+        }
+    }
+
     @Test("a file moved over the database: one line, the new file is reopened, its differences pushed, later writes too")
     func movedOver() async throws {
         try await withServer { server in
