@@ -72,4 +72,26 @@ struct FleetNamingTests {
             if outcome == nil { sidecar.process.send(SIGKILL) }
         }
     }
+
+    @Test("a schema-qualified name longer than a channel's 63 bytes still carries changes (its channel is a digest)")
+    func longName() async throws {
+        let schema = String(repeating: "s", count: 40)
+        let table = String(repeating: "t", count: 40)
+        let name = FleetTableName(schema: schema, table: table)
+        #expect(name.channel.utf8.count <= 63)
+        #expect(name.channel == FleetTableName(schema: schema, table: table).channel)
+        #expect(name.channel != FleetTableName(schema: schema, table: table + "x").channel)
+        try await withServer { server in
+            _ = try server.psql("CREATE SCHEMA \(schema)")
+            let directory = try TemporaryDirectory()
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url(), table: "\(schema).\(table)", timing: Self.listenOnly)
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url(), table: "\(schema).\(table)", timing: Self.listenOnly)
+            #expect(await a.connected())
+            #expect(await b.connected())
+            try a.store.set(.text("long"), for: .raw("greeting"))
+            #expect(await eventually(timeout: .seconds(30)) { b["greeting"] == .text("long") }, "\(a.log.all) \(b.log.all)")
+            #expect(await a.stop() == nil)
+            #expect(await b.stop() == nil)
+        }
+    }
 }
