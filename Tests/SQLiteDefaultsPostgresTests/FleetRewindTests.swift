@@ -54,4 +54,47 @@ struct FleetRewindTests {
             #expect(try snapshot(a.store) == snapshot(b.store))
         }
     }
+
+    @Test("machines away during the restore, and a new one that joined meanwhile numbering from below, all converge")
+    func awayDuringRestore() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await a.connected())
+            #expect(await b.connected())
+            try a.store.set(.integer(1), for: .raw("x"))
+            #expect(await eventually { b["x"] == .integer(1) })
+            try server.stopServer()
+            let backup = try server.snapshot()
+            try server.startServer()
+            try a.store.set(.integer(2), for: .raw("lost"))
+            try b.store.set(.integer(2), for: .raw("lost.b"))
+            #expect(await eventually { b["lost"] == .integer(2) && a["lost.b"] == .integer(2) })
+            #expect(await a.stop() == nil)
+            #expect(await b.stop() == nil)
+            try a.store.close()
+            try b.store.close()
+
+            try server.stopServer()
+            try server.restore(backup)
+            try server.startServer()
+            // A new machine, alone with the restored table: its pushes take versions the others
+            // already saw before the restore.
+            let c = try Machine(path: directory.path + "/c.sqlite", url: server.url())
+            #expect(await c.connected())
+            try c.store.set(.integer(3), for: .raw("c.new"))
+            try c.store.set(.integer(9), for: .raw("x"))
+            #expect(await eventually { (try? server.psql("SELECT count(*) FROM defaults_fleet WHERE key IN ('c.new', 'x') AND version > 1")) == "2" })
+
+            let a2 = try Machine(path: a.path, url: server.url())
+            let b2 = try Machine(path: b.path, url: server.url())
+            let expected: [String: SQLiteValue] = ["x": .integer(9), "lost": .integer(2), "lost.b": .integer(2), "c.new": .integer(3)]
+            for machine in [a2, b2, c] {
+                #expect(await eventually { expected.allSatisfy { machine[$0.key] == $0.value } },
+                        "\(machine.path): \((try? snapshot(machine.store)) ?? [:]) \(machine.log.all)")
+            }
+            for machine in [a2, b2, c] { #expect(await machine.stop() == nil) }
+        }
+    }
 }
