@@ -28,6 +28,11 @@ import Synchronization
 ///   server returns, even after a crash: the file is the outbox.
 /// - A file joining a fleet for the first time (or a new table) takes the fleet's values for
 ///   the keys the table has, then pushes the keys only it has.
+/// - A table gone back in time (PostgreSQL restored from a backup, a failover to a replica
+///   that lagged) is noticed when the sync connects, and rejoined: its newer rows are taken,
+///   and what it lost is pushed again.
+/// - The table is named as PostgreSQL resolves it (`spell` is `public.spell`): one channel and
+///   one creation lock per table, however it is spelled.
 ///
 /// The sync creates the table when missing, and two tables of its own in the SQLite file
 /// (`defaults_fleet_shadow`, `defaults_fleet_state`). Run one sync per file.
@@ -43,7 +48,7 @@ public final class DefaultsPostgresSync: Service, Sendable {
     private let origin: String
     private let signals = SyncSignals()
     private let status = Mutex(Status.starting)
-    /// Set while the store's file must be taken as it is (see ``adoptsLocalValues``): cleared
+    /// Set while the store's file must be taken as it is (see ``init(store:client:table:logger:adoptingLocalValues:)``): cleared
     /// once a session has compared it with the table and pushed its differences.
     private let adoptionPending: Mutex<Bool>
     let timing: Timing
