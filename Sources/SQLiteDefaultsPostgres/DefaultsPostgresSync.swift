@@ -28,6 +28,11 @@ import Synchronization
 ///   server returns, even after a crash: the file is the outbox.
 /// - A file joining a fleet for the first time (or a new table) takes the fleet's values for
 ///   the keys the table has, then pushes the keys only it has.
+/// - A table gone back in time (PostgreSQL restored from a backup, a failover to a replica
+///   that lagged) is noticed when the sync connects, and rejoined: its newer rows are taken,
+///   and what it lost is pushed again.
+/// - The table is named as PostgreSQL resolves it (`spell` is `public.spell`): one channel and
+///   one creation lock per table, however it is spelled.
 ///
 /// The sync creates the table when missing, and two tables of its own in the SQLite file
 /// (`defaults_fleet_shadow`, `defaults_fleet_state`). Run one sync per file.
@@ -43,6 +48,9 @@ public final class DefaultsPostgresSync: Service, Sendable {
     private let origin: String
     private let signals = SyncSignals()
     private let status = Mutex(Status.starting)
+    /// Set while the store's file must be taken as it is (see ``init(store:client:table:logger:adoptingLocalValues:)``): cleared
+    /// once a session has compared it with the table and pushed its differences.
+    private let adoptionPending: Mutex<Bool>
     let timing: Timing
 
     /// What the sync last reported, so each change of state is logged once, not every retry:
@@ -85,7 +93,19 @@ public final class DefaultsPostgresSync: Service, Sendable {
         self.init(store: store, client: client, table: table, logger: logger, timing: Timing())
     }
 
-    init(store: DefaultsStore, client: PostgresClient, table: String, logger: Logger, timing: Timing) {
+    /// Creates a sync that takes the store's file as it is: its rows that differ from the
+    /// table are pushed, whatever the file's own record of the fleet says, and keys only the
+    /// table has are taken from it. For a file put in place of the one a sync had (`prefs
+    /// sync` following a database replaced by `mv`).
+    package convenience init(store: DefaultsStore, client: PostgresClient, table: String, logger: Logger,
+                             adoptingLocalValues: Bool) {
+        self.init(store: store, client: client, table: table, logger: logger, timing: Timing(),
+                  adoptingLocalValues: adoptingLocalValues)
+    }
+
+    init(store: DefaultsStore, client: PostgresClient, table: String, logger: Logger, timing: Timing,
+         adoptingLocalValues: Bool = false) {
+        adoptionPending = Mutex(adoptingLocalValues)
         self.store = store
         self.client = client
         self.table = table
@@ -105,8 +125,9 @@ public final class DefaultsPostgresSync: Service, Sendable {
     /// - Throws: ``DefaultsError`` for what retrying cannot cure — `.invalidConfiguration`
     ///   (an invalid table name), `.remoteRejected` (bad credentials, no such database, no
     ///   permission to create or write the table), `.incompatibleTable` (a table of another
-    ///   shape), `.closed` (the store was closed), or the store's own failure when the SQLite
-    ///   file cannot be read or written. In a `ServiceGroup` a thrown error shuts the group
+    ///   shape), `.closed` (the store was closed), `.databaseReplaced` (its file was moved
+    ///   over or deleted: open a new store and a new sync), or the store's own failure when the
+    ///   SQLite file cannot be read or written. In a `ServiceGroup` a thrown error shuts the group
     ///   down unless the service is configured with `failureTerminationBehavior: .ignore`,
     ///   which keeps a server running on its local preferences.
     public func run() async throws {
@@ -169,6 +190,9 @@ public final class DefaultsPostgresSync: Service, Sendable {
     /// One connection's life: listen, catch up both ways, then push and fetch as signalled,
     /// until the connection fails or the sync is cancelled.
     private func session(on connection: PostgresConnection, fleet: FleetTable, replica: LocalReplica) async throws {
+        // The name as PostgreSQL resolves it: however the table is spelled, every machine of
+        // the fleet listens on the same channel and takes the same creation lock.
+        let fleet = try await timed(on: connection) { try await fleet.resolve(on: connection) }
         let identity = try await timed(on: connection) { try await fleet.prepare(on: connection) }
         let wakeups = signals.beginSession()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -211,7 +235,21 @@ public final class DefaultsPostgresSync: Service, Sendable {
         var pushed: Set<Int64> = []
         let membership = try replica.join(identity)
         var position = membership.position
-        if membership.isNew {
+        let adopting = adoptionPending.withLock { $0 }
+        var inStep = true
+        if !membership.isNew, !adopting {
+            let versions = try await timed(on: connection) { try await fleet.versions(on: connection) }
+            inStep = try replica.isInStep(with: versions, position: position)
+        }
+        if adopting {
+            position = try await rejoin(fleet: fleet, replica: replica, identity: identity, floor: position,
+                                        forgettingShadows: true, on: connection, skipped: &skipped, pushed: &pushed)
+            adoptionPending.withLock { $0 = false }
+        } else if !inStep {
+            logger.warning("fleet sync: the PostgreSQL table \(fleet.name) went back in time (restored from a backup, or a failover to a replica that lagged behind); rejoining it: taking its newer rows, pushing again what it lost")
+            position = try await rejoin(fleet: fleet, replica: replica, identity: identity, floor: position,
+                                        forgettingShadows: false, on: connection, skipped: &skipped, pushed: &pushed)
+        } else if membership.isNew {
             // The fleet's values first; then what only this file has.
             var none: Set<Int64> = []
             position = try await fetch(after: position, fleet: fleet, replica: replica, identity: identity,
@@ -229,6 +267,10 @@ public final class DefaultsPostgresSync: Service, Sendable {
             if store.isClosed {
                 throw DefaultsError(.closed, "the store was closed, so the fleet sync ended", path: store.path)
             }
+            // A file moved over the store's (or deleted) leaves the store refusing every call,
+            // and it hears no more commits: a sync that went on would be deaf. Checked at every
+            // wake-up, the safety fetch included, so it ends within one interval.
+            if let failure = store.lastWriteFailure, failure.code == .databaseReplaced { throw failure }
             var taken = signals.take()
             if !taken.dirty.isEmpty, let lastPush, ContinuousClock.now < lastPush + timing.minimumPushInterval {
                 try await Task.sleep(until: lastPush + timing.minimumPushInterval)
@@ -253,6 +295,18 @@ public final class DefaultsPostgresSync: Service, Sendable {
             }
         }
         throw CancellationError()
+    }
+
+    /// Joins the table again from all its rows (see ``LocalReplica/rejoin(_:identity:forgettingShadows:)``),
+    /// then pushes what only this file holds, numbered above `floor` (the position this file
+    /// had reached), and fetches that back. Returns the new position.
+    private func rejoin(fleet: FleetTable, replica: LocalReplica, identity: String, floor: Int64, forgettingShadows: Bool,
+                        on connection: PostgresConnection, skipped: inout Set<String>, pushed: inout Set<Int64>) async throws -> Int64 {
+        let rows = try await timed(on: connection) { try await fleet.changes(after: 0, on: connection) }
+        let position = try replica.rejoin(rows, identity: identity, forgettingShadows: forgettingShadows)
+        _ = try await push(among: nil, fleet: fleet, replica: replica, on: connection, skipped: &skipped, pushed: &pushed,
+                           floor: floor)
+        return try await fetch(after: position, fleet: fleet, replica: replica, identity: identity, on: connection, pushed: &pushed)
     }
 
     /// Fetches the rows after `position` and applies them; returns the new position.
@@ -280,7 +334,8 @@ public final class DefaultsPostgresSync: Service, Sendable {
     /// Pushes the keys among `keys` (all keys when nil) whose rows differ from what the
     /// fleet's table holds, as far as this file knows. Returns whether anything was pushed.
     private func push(among keys: Set<String>?, fleet: FleetTable, replica: LocalReplica,
-                      on connection: PostgresConnection, skipped: inout Set<String>, pushed: inout Set<Int64>) async throws -> Bool {
+                      on connection: PostgresConnection, skipped: inout Set<String>, pushed: inout Set<Int64>,
+                      floor: Int64 = 0) async throws -> Bool {
         var rows = try replica.pending(among: keys)
         rows.removeAll { row in
             // PostgreSQL's TEXT cannot hold NUL; such a key stays on this machine.
@@ -293,7 +348,7 @@ public final class DefaultsPostgresSync: Service, Sendable {
         }
         guard !rows.isEmpty else { return false }
         let toPush = rows
-        let version = try await timed(on: connection) { [origin] in try await fleet.push(toPush, origin: origin, on: connection) }
+        let version = try await timed(on: connection) { [origin] in try await fleet.push(toPush, origin: origin, floor: floor, on: connection) }
         try replica.recordPushed(rows, version: version)
         pushed.insert(version)
         return true

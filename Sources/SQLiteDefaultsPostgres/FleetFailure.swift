@@ -26,6 +26,9 @@ enum FleetFailure {
                 return DefaultsError(.remoteRejected, "PostgreSQL refused the login: \(message)")
             case "3D000":
                 return DefaultsError(.remoteRejected, "PostgreSQL has no such database: \(message)")
+            case "3F000":
+                // A schema dropped between the check in FleetTable.resolve and CREATE TABLE.
+                return DefaultsError(.invalidConfiguration, "PostgreSQL has no such schema: \(message)")
             case "42501":
                 return DefaultsError(.remoteRejected, "PostgreSQL denied access: \(message)")
             case _ where state == "42P10" || state.hasPrefix("23"):
@@ -43,7 +46,7 @@ enum FleetFailure {
         case .sslUnsupported:
             return DefaultsError(.remoteRejected, "the PostgreSQL server does not support TLS, which the URL requires (sslmode=require)")
         case .authMechanismRequiresPassword:
-            return DefaultsError(.remoteRejected, "PostgreSQL asks for a password and the URL has none")
+            return DefaultsError(.remoteRejected, "PostgreSQL asks for a password and none was given (in a password file, PGPASSWORD, ~/.pgpass or the URL)")
         case .unsupportedAuthMechanism, .saslError:
             return DefaultsError(.remoteRejected, "PostgreSQL's authentication failed (\(error.code))\(cause)")
         case .connectionError:

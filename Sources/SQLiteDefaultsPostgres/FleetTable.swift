@@ -38,18 +38,71 @@ struct FleetTable: Sendable {
 
     // MARK: Setting up
 
+    /// The same table under its canonical name: schema-qualified as PostgreSQL resolves it
+    /// for this connection (an existing table found through `search_path`, else the schema
+    /// `CREATE TABLE` would use, `current_schema()`), so `spell` and `public.spell` are one
+    /// table with one channel and one creation lock.
+    /// - Throws: ``DefaultsError`` `.invalidConfiguration` when the named schema does not
+    ///   exist, or when `search_path` names no existing schema; or the connection's errors.
+    func resolve(on connection: PostgresConnection) async throws -> FleetTable {
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(name.quoted)
+        if let schema = name.schema { binds.append(schema) } else { binds.appendNull() }
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            SELECT CASE WHEN $2::text IS NULL
+                THEN coalesce((SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                               WHERE c.oid = to_regclass($1::text)), current_schema()::text)
+                ELSE (SELECT nspname::text FROM pg_namespace WHERE nspname = $2::text) END
+            """, binds: binds), logger: logger)
+        var resolved: String?
+        for try await schema in rows.decode(String?.self) { resolved = schema }
+        guard let resolved else {
+            if let schema = name.schema {
+                throw DefaultsError(.invalidConfiguration, "PostgreSQL has no schema '\(schema)' (from the table name \(name)); create it or name another table")
+            }
+            throw DefaultsError(.invalidConfiguration, "PostgreSQL's search_path names no existing schema to hold the table \(name); name it as SCHEMA.TABLE")
+        }
+        return FleetTable(name: FleetTableName(schema: resolved, table: name.table), logger: logger)
+    }
+
     /// Creates the table when missing, checks its shape, and returns what identifies it: the
     /// database, the table's OID and the random mark written into its comment when created.
     /// A different identity than last time means another table (dropped and created again,
-    /// or another server): the local file then joins it as a new member.
+    /// or another server): the local file then joins it as a new member. Call it on a
+    /// resolved table (``resolve(on:)``).
     /// - Throws: ``DefaultsError`` `.incompatibleTable` for a table of another shape, or the
     ///   connection's errors.
     func prepare(on connection: PostgresConnection) async throws -> String {
-        // Serialized by an advisory lock: two machines creating the same table at once would
-        // otherwise collide in PostgreSQL's catalog ("duplicate key … pg_type").
+        do {
+            try await create(on: connection)
+        } catch let error as PSQLError where Self.isAlreadyCreated(error) {
+            // Created at the same moment by a client that does not take our lock (an older
+            // version of this library, a person in psql): the table exists now; check it.
+        }
+        try await checkShape(on: connection)
+        let rows = try await connection.query("""
+            SELECT current_database(), c.oid::bigint, coalesce(obj_description(c.oid, 'pg_class'), '')
+            FROM pg_class c WHERE c.oid = to_regclass(\(name.quoted))
+            """, logger: logger)
+        for try await (database, oid, comment) in rows.decode((String, Int64, String).self) {
+            return "\(database)/\(oid)/\(comment)"
+        }
+        throw DefaultsError(.incompatibleTable, "the PostgreSQL table \(name) disappeared while it was being set up")
+    }
+
+    /// A unique violation in the catalog (23505) or "relation already exists" (42P07).
+    private static func isAlreadyCreated(_ error: PSQLError) -> Bool {
+        let state = error.serverInfo?[.sqlState]
+        return state == "23505" || state == "42P07"
+    }
+
+    /// `CREATE TABLE` unless the table exists, serialized by a transaction-level advisory lock
+    /// keyed on the canonical name: two machines creating the same table at once would
+    /// otherwise collide in PostgreSQL's catalog ("duplicate key … pg_type", 23505).
+    private func create(on connection: PostgresConnection) async throws {
         try await connection.query("BEGIN", logger: logger)
         do {
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(name.description)))", logger: logger)
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(name.lockKey)))", logger: logger)
             let exists = try await tableOID(on: connection) != nil
             if !exists {
                 let mark = UUID().uuidString.lowercased()
@@ -73,15 +126,6 @@ struct FleetTable: Sendable {
             _ = try? await connection.query("ROLLBACK", logger: logger)
             throw error
         }
-        try await checkShape(on: connection)
-        let rows = try await connection.query("""
-            SELECT current_database(), c.oid::bigint, coalesce(obj_description(c.oid, 'pg_class'), '')
-            FROM pg_class c WHERE c.oid = to_regclass(\(name.quoted))
-            """, logger: logger)
-        for try await (database, oid, comment) in rows.decode((String, Int64, String).self) {
-            return "\(database)/\(oid)/\(comment)"
-        }
-        throw DefaultsError(.incompatibleTable, "the PostgreSQL table \(name) disappeared while it was being set up")
     }
 
     private func tableOID(on connection: PostgresConnection) async throws -> Int64? {
@@ -137,6 +181,15 @@ struct FleetTable: Sendable {
         return result
     }
 
+    /// Every key's version: enough to tell whether the table still holds what this machine
+    /// last saw of it (see ``LocalReplica/isInStep(with:position:)``), without the values.
+    func versions(on connection: PostgresConnection) async throws -> [String: Int64] {
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT key, version FROM \(name.quoted)"), logger: logger)
+        var result: [String: Int64] = [:]
+        for try await (key, version) in rows.decode((String, Int64).self) { result[key] = version }
+        return result
+    }
+
     private static func value(_ storageClass: String, _ integer: Int64?, _ real: Double?, _ bytes: ByteBuffer?, key: String) throws -> SQLiteValue? {
         switch storageClass {
         case "deleted": return nil
@@ -162,11 +215,15 @@ struct FleetTable: Sendable {
     static let rowsPerStatement = 1_000
 
     /// Writes `rows` in one transaction, all with one new version, and notifies the channel
-    /// when it commits. Returns the version.
+    /// when it commits. Returns the version: the largest so far plus one, and above `floor`.
+    ///
+    /// A machine rejoining a table that went back in time passes its old position as `floor`,
+    /// so what it pushes, and every push after it, is numbered above the position of every
+    /// machine that saw the lost versions: they fetch it instead of skipping it as seen.
     ///
     /// Four round trips for up to ``rowsPerStatement`` rows: `BEGIN`, the lock, one statement
     /// that picks the version, upserts and queues the notification, and `COMMIT`.
-    func push(_ rows: [PendingRow], origin: String, on connection: PostgresConnection) async throws -> Int64 {
+    func push(_ rows: [PendingRow], origin: String, floor: Int64 = 0, on connection: PostgresConnection) async throws -> Int64 {
         try await connection.query("BEGIN", logger: logger)
         do {
             try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(name.quoted) IN SHARE ROW EXCLUSIVE MODE"), logger: logger)
@@ -174,7 +231,7 @@ struct FleetTable: Sendable {
             var start = 0
             while start < rows.count {
                 let chunk = rows[start..<min(start + Self.rowsPerStatement, rows.count)]
-                let result = try await connection.query(upsert(chunk, version: version, origin: origin), logger: logger)
+                let result = try await connection.query(upsert(chunk, version: version, origin: origin, floor: floor), logger: logger)
                 if version == nil {
                     for try await value in result.decode(Int64.self) { version = value }
                 }
@@ -194,10 +251,15 @@ struct FleetTable: Sendable {
     /// The upsert of one chunk. The first chunk (`version` nil) also picks the version (the
     /// largest plus one, under the lock the transaction holds), queues the notification, and
     /// returns the version; the others reuse it.
-    private func upsert(_ rows: ArraySlice<PendingRow>, version: Int64?, origin: String) throws -> PostgresQuery {
-        var binds = PostgresBindings(capacity: rows.count * 5 + 2)
+    private func upsert(_ rows: ArraySlice<PendingRow>, version: Int64?, origin: String, floor: Int64) throws -> PostgresQuery {
+        var binds = PostgresBindings(capacity: rows.count * 5 + 3)
         binds.append(origin)
-        if let version { binds.append(version) } else { binds.append(name.channel) }
+        if let version {
+            binds.append(version)
+        } else {
+            binds.append(name.channel)
+            binds.append(floor)
+        }
         var values: [String] = []
         values.reserveCapacity(rows.count)
         for row in rows {
@@ -233,7 +295,7 @@ struct FleetTable: Sendable {
         // The statement's snapshot is taken after the lock, so max(version) sees every push
         // committed before this one; the INSERT in the WITH runs once whether or not it is read.
         return PostgresQuery(unsafeSQL: """
-            WITH next AS (SELECT coalesce(max(version), 0) + 1 AS version FROM \(name.quoted)),
+            WITH next AS (SELECT greatest(coalesce(max(version), 0), $3::bigint) + 1 AS version FROM \(name.quoted)),
             written AS (\(upsert.replacingOccurrences(of: "%VERSION%", with: "(SELECT version FROM next)")) RETURNING 1)
             SELECT next.version FROM next, LATERAL (SELECT pg_notify($2, next.version::text)) AS notified
             """, binds: binds)

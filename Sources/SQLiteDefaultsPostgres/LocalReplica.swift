@@ -135,4 +135,77 @@ struct LocalReplica: Sendable {
             }
         }
     }
+
+    // MARK: A table that went back in time
+
+    /// Whether the fleet's table still holds what this file last saw of it, given every key's
+    /// version there (``FleetTable/versions(on:)``) and the position this file reached.
+    ///
+    /// Versions only grow, and rows are never removed (a deletion is a row), so a table in
+    /// step holds every key this file has a shadow of, at that version or a later one, and
+    /// every row up to `position` at exactly the version of its shadow. A table restored from
+    /// a backup, or a replica promoted before it caught up, breaks one of those: it lacks
+    /// rows this file saw, or holds older ones, or numbers new pushes again from below.
+    func isInStep(with versions: [String: Int64], position: Int64) throws -> Bool {
+        if position > (versions.values.max() ?? 0) { return false }
+        let shadows = try shadowVersions()
+        for (key, version) in shadows {
+            guard let current = versions[key], current >= version else { return false }
+        }
+        for (key, version) in versions where version <= position {
+            guard shadows[key] == version else { return false }
+        }
+        return true
+    }
+
+    private func shadowVersions() throws -> [String: Int64] {
+        try store.replicaRead { transaction in
+            var versions: [String: Int64] = [:]
+            for row in try transaction.rows("SELECT key, version FROM defaults_fleet_shadow") {
+                if case .text(let key) = row[0], case .integer(let version) = row[1] { versions[key] = version }
+            }
+            return versions
+        }
+    }
+
+    /// Joins the table again from everything it holds (`rows`: all of them), in one
+    /// transaction, and returns the new position (the table's largest version).
+    ///
+    /// Per key: a row newer than this file's shadow is news, applied as usual (a key changed
+    /// here and not yet pushed keeps its local value). A row the table lost, or holds older
+    /// or different at the version this file saw, is what the table forgot: the shadow takes
+    /// the table's row (or goes, when the table lacks the key), so the local value differs
+    /// from it and is pushed again. With `forgettingShadows` (a file put in place of the one
+    /// the sync had: its shadows describe some other moment) every local row that differs
+    /// from the table is pushed, and keys only the table has are taken from it.
+    ///
+    /// - Returns: the position to fetch after.
+    func rejoin(_ rows: [FleetRow], identity: String, forgettingShadows: Bool) throws -> Int64 {
+        try store.replicaTransaction { transaction in
+            try transaction.execute(Self.schema)
+            if forgettingShadows { try transaction.execute("DELETE FROM defaults_fleet_shadow") }
+            var inTable: Set<String> = []
+            for row in rows {
+                inTable.insert(row.key)
+                let known = try shadow(of: row.key, in: transaction)
+                if let known, known.version == row.version, SQLiteValue.isSameRow(known.value, row.value) { continue }
+                if known.map({ row.version > $0.version }) ?? true {
+                    let local = try transaction.row(row.key)
+                    let isPending = !SQLiteValue.isSameRow(local, known?.value)
+                    if !isPending, !SQLiteValue.isSameRow(local, row.value) {
+                        try transaction.write(row.key, row.value)
+                    }
+                }
+                try setShadow(row.key, row.value, version: row.version, in: transaction)
+            }
+            for row in try transaction.rows("SELECT key FROM defaults_fleet_shadow") {
+                guard case .text(let key) = row[0], !inTable.contains(key) else { continue }
+                try transaction.rows("DELETE FROM defaults_fleet_shadow WHERE key = ?1", [.text(key)])
+            }
+            let position = rows.map(\.version).max() ?? 0
+            try transaction.execute("DELETE FROM defaults_fleet_state")
+            try transaction.rows("INSERT INTO defaults_fleet_state(fleet, position) VALUES (?1, ?2)", [.text(identity), .integer(position)])
+            return position
+        }
+    }
 }

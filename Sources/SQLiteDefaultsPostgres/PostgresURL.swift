@@ -21,11 +21,22 @@ import SQLiteDefaults
 /// - Also understood: `connect_timeout` (seconds) and `application_name`.
 public struct PostgresURL: Sendable, CustomStringConvertible {
     /// The client configuration the URL describes.
-    public let configuration: PostgresClient.Configuration
+    public private(set) var configuration: PostgresClient.Configuration
     /// The URL with its password replaced by `***`, for logs and messages.
     public let description: String
+    /// The server's host name or address, as the URL gives it (IPv6 without brackets).
+    public let host: String
+    /// The server's port (5432 unless the URL says otherwise).
+    public let port: Int
+    /// The user name.
+    public let user: String
+    /// The database name.
+    public let database: String
+    /// Whether the URL itself carries a password (which every local user can read in the
+    /// process list when the URL is a command-line argument; see ``PostgresPassword``).
+    public let hasPassword: Bool
     /// The same settings for one `PostgresConnection` (``DefaultsPostgresSync/probe(_:logger:)``).
-    let connectionConfiguration: PostgresConnection.Configuration
+    private(set) var connectionConfiguration: PostgresConnection.Configuration
 
     /// Parses `string`.
     /// - Throws: ``DefaultsError`` with code `.invalidConfiguration` and a message naming what
@@ -53,6 +64,11 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
             throw Self.invalid("names no database; expected postgres://USER@HOST/DATABASE")
         }
         let password = components.password
+        self.host = host
+        self.port = port
+        self.user = user
+        self.database = database
+        hasPassword = password != nil
 
         var tls = PostgresClient.Configuration.TLS.prefer(Self.unverified())
         var mode = "prefer"
@@ -118,6 +134,19 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
             text.insert(contentsOf: ":***", at: at)
         }
         description = text
+    }
+
+    /// The same URL with `password` for its user: what ``PostgresPassword/resolve(for:passwordFile:environment:warn:)``
+    /// found outside the URL. ``description`` is unchanged and never shows it.
+    ///
+    /// ```swift
+    /// let url = try PostgresURL("postgres://app@db/prefs").withPassword(secret)
+    /// ```
+    public func withPassword(_ password: String) -> PostgresURL {
+        var url = self
+        url.configuration.password = password
+        url.connectionConfiguration.password = password
+        return url
     }
 
     /// The TLS context of a mode that requires TLS: libpq's `require` checks no certificate.

@@ -6,7 +6,7 @@ import PostgresNIO
 import SQLiteDefaults
 import SQLiteDefaultsPostgres
 
-/// `prefs sync --postgres URL [--table NAME]`: the fleet sync as a sidecar.
+/// `prefs sync --postgres URL [--password-file FILE] [--table NAME]`: the fleet sync as a sidecar.
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
@@ -16,17 +16,26 @@ struct SyncCommand: AsyncParsableCommand {
             table, and applies the other machines' changes as they are notified (LISTEN/NOTIFY). \
             The table is created when missing. While PostgreSQL cannot be reached, local reads and \
             writes go on; changes are pushed when it returns. One line is printed on standard \
-            error per change of state (connected, unreachable and why), not per retry. A bad URL, \
-            rejected credentials, a missing database or a table of another shape end it with one \
-            line and exit status 1; SIGINT or SIGTERM end it with 0.
+            error per change of state (connected, unreachable and why), not per retry. The \
+            password is taken, as libpq does, from --password-file, else PGPASSWORD, else \
+            PGPASSFILE or ~/.pgpass (ignored unless private); a password in the URL works but is \
+            visible to every local user, so it is warned about. When the database file is replaced \
+            (moved over), the sync says so, reopens the file at its path and pushes its \
+            differences. A bad URL, a password file that is not private, rejected credentials, a \
+            missing database or schema or a table of another shape end it with one line and exit \
+            status 1; SIGINT or SIGTERM end it with 0.
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
 
     @Option(name: .customLong("postgres"),
-            help: ArgumentHelp("The server: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=require].", valueName: "url"))
+            help: ArgumentHelp("The server: postgres://USER@HOST[:PORT]/DATABASE[?sslmode=require].", valueName: "url"))
     var postgres: String
+
+    @Option(name: .customLong("password-file"),
+            help: ArgumentHelp("A file (mode 0600) whose first line is the PostgreSQL password.", valueName: "file"))
+    var passwordFile: String?
 
     @Option(help: ArgumentHelp("The PostgreSQL table shared by the fleet, TABLE or SCHEMA.TABLE.", valueName: "name"))
     var table = "defaults_fleet"
@@ -35,7 +44,8 @@ struct SyncCommand: AsyncParsableCommand {
     var ready = false
 
     func run() async throws {
-        let url = try PostgresURL(postgres)
+        let url = try PostgresPassword.resolve(for: PostgresURL(postgres), passwordFile: passwordFile,
+                                               warn: { Console.err("prefs: warning: " + $0) })
         let path = try storeOptions.path()
         let store = try DefaultsStore(path: path, configuration: StoreOptions.configuration)
         let logger = Logger(label: "prefs") { _ in ConsoleLogHandler() }
@@ -44,31 +54,16 @@ struct SyncCommand: AsyncParsableCommand {
         let failure = await DefaultsPostgresSync.probe(url)
         if let failure, failure.code != .unreachable { throw failure }
         let client = PostgresClient(configuration: url.configuration)
-        let sync = DefaultsPostgresSync(store: store, client: client, table: table, logger: logger)
-        if let failure { sync.reportUnreachable(failure) }
-        let ready = self.ready
+        let follower = SyncFollower(path: path, client: client, table: table, logger: logger, printsReady: ready)
 
         let work = Task {
-            // Each child says whether its end ends the command: the client and the sync end
-            // only when cancelled or when the sync fails; the `ready` printer just finishes.
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    await client.run()
-                    return true
-                }
-                group.addTask {
-                    try await sync.run()
-                    return true
-                }
-                if ready {
-                    group.addTask {
-                        while !sync.isConnected { try await Task.sleep(for: .milliseconds(10)) }
-                        Console.err("ready")
-                        return false
-                    }
-                }
+            // The client ends only when cancelled; the follower when cancelled or when the
+            // sync fails or the file cannot be followed. Either ends the command.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                group.addTask { try await follower.run(first: store, unreachable: failure) }
                 defer { group.cancelAll() }
-                while let ends = try await group.next(), !ends {}
+                try await group.next()
             }
         }
         let trap = SignalTrap([SIGINT, SIGTERM]) { _ in work.cancel() }

@@ -13,10 +13,13 @@ struct SyncCommandTests {
         let process: ChildProcess
         let errors = Collected<String>()
 
-        init(database: String, arguments: [String]) throws {
+        /// Starts `prefs --db DATABASE sync ARGUMENTS`. `PGPASSWORD` is unset and `PGPASSFILE`
+        /// names no file unless `environment` says otherwise, so the user's own never count.
+        init(database: String, arguments: [String], environment: [String: String] = [:]) throws {
             let errors = errors
+            let isolated = ["PGPASSWORD": "", "PGPASSFILE": "/nonexistent/pgpass"].merging(environment) { $1 }
             process = try ChildProcess(builtExecutable("prefs"), ["--db", database, "sync"] + arguments,
-                                       onErrorLine: { errors.append($0) })
+                                       environment: isolated, onErrorLine: { errors.append($0) })
         }
 
         func ready() async -> Bool {
@@ -90,20 +93,22 @@ struct SyncCommandTests {
             try server.createDatabase("fleetdb", owner: "fleet")
             _ = try server.psql("CREATE TABLE other_shape (key integer)")
             let directory = try TemporaryDirectory()
-            let cases: [(arguments: [String], says: String)] = [
-                (["--postgres", "not a url"], "URL"),
-                (["--postgres", "mysql://u@h/d"], "scheme"),
-                (["--postgres", server.url(user: "fleet", password: "wrong")], "login"),
-                (["--postgres", server.url(database: "missing")], "database"),
+            // Passwords by PGPASSWORD: one in the URL would add a warning line.
+            let cases: [(arguments: [String], password: String, says: String)] = [
+                (["--postgres", "not a url"], "right", "URL"),
+                (["--postgres", "mysql://u@h/d"], "right", "scheme"),
+                (["--postgres", server.url(user: "fleet")], "wrong", "login"),
+                (["--postgres", server.url(database: "missing")], "right", "database"),
                 // This server has no TLS; the URL demands it.
-                (["--postgres", server.url() + "?sslmode=require"], "TLS"),
-                (["--postgres", server.url(), "--table", "other_shape"], "shape"),
-                (["--postgres", server.url(), "--table", "no-such name"], "table name"),
+                (["--postgres", server.url() + "?sslmode=require"], "right", "TLS"),
+                (["--postgres", server.url(), "--table", "other_shape"], "right", "shape"),
+                (["--postgres", server.url(), "--table", "no-such name"], "right", "table name"),
                 // Logged in, but PostgreSQL 15 lets no ordinary user create tables in `public`.
-                (["--postgres", server.url(user: "fleet", password: "right")], "denied"),
+                (["--postgres", server.url(user: "fleet")], "right", "denied"),
             ]
-            for (arguments, says) in cases {
-                let sidecar = try Sidecar(database: directory.database, arguments: arguments)
+            for (arguments, password, says) in cases {
+                let sidecar = try Sidecar(database: directory.database, arguments: arguments,
+                                          environment: ["PGPASSWORD": password])
                 let outcome = await sidecar.process.wait(timeout: .seconds(90))
                 #expect(outcome?.status == 1, "\(arguments)")
                 #expect(outcome?.killedBySignal == false)
@@ -114,7 +119,8 @@ struct SyncCommandTests {
                 #expect(lines.first?.contains("wrong") == false)
             }
             // The right password works.
-            let good = try Sidecar(database: directory.database, arguments: ["--postgres", server.url(user: "fleet", password: "right", database: "fleetdb"), "--ready"])
+            let good = try Sidecar(database: directory.database, arguments: ["--postgres", server.url(user: "fleet", database: "fleetdb"), "--ready"],
+                                   environment: ["PGPASSWORD": "right"])
             #expect(await good.ready())
             good.process.send(SIGINT)
             #expect(await good.process.wait(timeout: .seconds(30))?.status == 0)

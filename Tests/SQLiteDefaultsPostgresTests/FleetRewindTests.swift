@@ -1,0 +1,100 @@
+import DefaultsTestSupport
+import Foundation
+import PostgresTestSupport
+import SQLiteDefaults
+@testable import SQLiteDefaultsPostgres
+import Testing
+
+/// PostgreSQL going back in time under a running fleet: its data directory restored from a
+/// copy, as after a restore from backup or a failover to a replica that lagged behind.
+@Suite("Fleet after PostgreSQL goes back in time", .serialized)
+struct FleetRewindTests {
+    @Test("a restored server: the machines rejoin, push again what it lost, and hear each other's later writes")
+    func restoredFromCopy() async throws {
+        try await withPair { server, a, b in
+            try a.store.set(.integer(1), for: .raw("kept"))
+            try a.store.set(.integer(1), for: .raw("changed"))
+            #expect(await eventually { b["kept"] == .integer(1) && b["changed"] == .integer(1) })
+
+            try server.stopServer()
+            let backup = try server.snapshot()
+            try server.startServer()
+
+            // Acknowledged everywhere, then lost from PostgreSQL by the restore.
+            try a.store.set(.integer(2), for: .raw("changed"))
+            try a.store.set(.text("a"), for: .raw("lost.a"))
+            try b.store.set(.text("b"), for: .raw("lost.b"))
+            #expect(await eventually { b["lost.a"] == .text("a") && b["changed"] == .integer(2) && a["lost.b"] == .text("b") })
+            #expect(await eventually { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "4" })
+
+            try server.stopServer()
+            try server.restore(backup)
+            try server.startServer()
+
+            // Written after the restore: numbered again from below by a sync that did not notice.
+            try a.store.set(.text("a"), for: .raw("after.a"))
+            try b.store.set(.text("b"), for: .raw("after.b"))
+
+            let expected: [String: SQLiteValue] = [
+                "kept": .integer(1), "changed": .integer(2), "lost.a": .text("a"), "lost.b": .text("b"),
+                "after.a": .text("a"), "after.b": .text("b"),
+            ]
+            for machine in [a, b] {
+                #expect(await eventually { expected.allSatisfy { machine[$0.key] == $0.value } },
+                        "\(machine.path): \((try? snapshot(machine.store)) ?? [:]) \(machine.log.all)")
+            }
+            #expect(await eventually { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "\(expected.count)" })
+            #expect(try server.psql("SELECT integer_value FROM defaults_fleet WHERE key = 'changed'") == "2")
+
+            // And the fleet goes on: later writes on either side arrive.
+            try b.store.set(.integer(3), for: .raw("changed"))
+            #expect(await eventually { a["changed"] == .integer(3) })
+            try a.store.set(.integer(4), for: .raw("later"))
+            #expect(await eventually { b["later"] == .integer(4) })
+            #expect(try snapshot(a.store) == snapshot(b.store))
+        }
+    }
+
+    @Test("machines away during the restore, and a new one that joined meanwhile numbering from below, all converge")
+    func awayDuringRestore() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url())
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await a.connected())
+            #expect(await b.connected())
+            try a.store.set(.integer(1), for: .raw("x"))
+            #expect(await eventually { b["x"] == .integer(1) })
+            try server.stopServer()
+            let backup = try server.snapshot()
+            try server.startServer()
+            try a.store.set(.integer(2), for: .raw("lost"))
+            try b.store.set(.integer(2), for: .raw("lost.b"))
+            #expect(await eventually { b["lost"] == .integer(2) && a["lost.b"] == .integer(2) })
+            #expect(await a.stop() == nil)
+            #expect(await b.stop() == nil)
+            try a.store.close()
+            try b.store.close()
+
+            try server.stopServer()
+            try server.restore(backup)
+            try server.startServer()
+            // A new machine, alone with the restored table: its pushes take versions the others
+            // already saw before the restore.
+            let c = try Machine(path: directory.path + "/c.sqlite", url: server.url())
+            #expect(await c.connected())
+            try c.store.set(.integer(3), for: .raw("c.new"))
+            try c.store.set(.integer(9), for: .raw("x"))
+            #expect(await eventually { (try? server.psql("SELECT count(*) FROM defaults_fleet WHERE key IN ('c.new', 'x') AND version > 1")) == "2" })
+
+            let a2 = try Machine(path: a.path, url: server.url())
+            let b2 = try Machine(path: b.path, url: server.url())
+            let expected: [String: SQLiteValue] = ["x": .integer(9), "lost": .integer(2), "lost.b": .integer(2), "c.new": .integer(3)]
+            for machine in [a2, b2, c] {
+                #expect(await eventually { expected.allSatisfy { machine[$0.key] == $0.value } },
+                        "\(machine.path): \((try? snapshot(machine.store)) ?? [:]) \(machine.log.all)")
+            }
+            for machine in [a2, b2, c] { #expect(await machine.stop() == nil) }
+        }
+    }
+}
