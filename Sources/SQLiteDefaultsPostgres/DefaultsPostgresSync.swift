@@ -270,7 +270,7 @@ public final class DefaultsPostgresSync: Service, Sendable {
             // A file moved over the store's (or deleted) leaves the store refusing every call,
             // and it hears no more commits: a sync that went on would be deaf. Checked at every
             // wake-up, the safety fetch included, so it ends within one interval.
-            if let failure = store.lastWriteFailure, failure.code == .databaseReplaced { throw failure }
+            if let failure = store.lastReportedError, failure.code == .databaseReplaced { throw failure }
             var taken = signals.take()
             if !taken.dirty.isEmpty, let lastPush, ContinuousClock.now < lastPush + timing.minimumPushInterval {
                 try await Task.sleep(until: lastPush + timing.minimumPushInterval)

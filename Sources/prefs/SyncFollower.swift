@@ -8,7 +8,7 @@ import SQLiteDefaultsPostgres
 /// `prefs sync`'s loop: the fleet sync on the database at a path, following the path.
 ///
 /// A store cannot follow a file moved over the one it opened (it reports `.databaseReplaced`
-/// on `writeFailures` and refuses every later call), so a sidecar that kept that store would
+/// on `reportedErrors` and refuses every later call), so a sidecar that kept that store would
 /// run on, deaf, pushing nothing. Instead the store is closed, the file now at the path is
 /// opened, and a new sync takes it as it is: its rows that differ from the table are pushed.
 /// A file that cannot be opened, or a path left empty, ends the command with one line.
@@ -46,27 +46,18 @@ struct SyncFollower: Sendable {
 
     /// Opens the file now at the path. SQLite never checkpoints a moved file, so the replaced
     /// file's `-wal` (written through the store this command had open) stays beside the new
-    /// one, and the store refuses to open a file whose `-wal` belongs to another database
-    /// (`.corrupt`), rather than replay it into the new file. That log is set aside, never
-    /// deleted, under a name that says so, and the open is tried once more.
+    /// one; once that store is closed nobody holds it, and the library moves it aside (kept as
+    /// `-wal.set-aside-<time>`, said on stderr) instead of replaying it into the new file. A
+    /// log some other process still holds is live: the open is refused and the command ends.
     private func reopen() throws -> DefaultsStore {
-        do {
-            return try DefaultsStore(path: path, configuration: StoreOptions.configuration)
-        } catch let error as DefaultsError where error.code == .corrupt && FileManager.default.fileExists(atPath: path + "-wal") {
-            let suffix = ".previous-\(Int(Date().timeIntervalSince1970))"
-            for companion in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + companion) {
-                try FileManager.default.moveItem(atPath: path + companion, toPath: path + companion + suffix)
-            }
-            Console.err("prefs: the previous file's write-ahead log does not belong to the new one; it was moved aside to \(path)-wal\(suffix)")
-            return try DefaultsStore(path: path, configuration: StoreOptions.configuration)
-        }
+        try StoreOptions.store(at: path, configuration: StoreOptions.configuration)
     }
 
     /// Runs `sync` until it ends (false: cancelled) or its store's file is replaced (true).
     private func runUntilReplaced(_ sync: DefaultsPostgresSync, printsReady: Bool) async throws -> Bool {
         // Subscribed before looking at the last failure, so a replacement between the two is
         // not missed.
-        let failures = sync.store.writeFailures
+        let failures = sync.store.reportedErrors
         return try await withThrowingTaskGroup(of: Bool?.self) { group in
             group.addTask {
                 do {
@@ -77,7 +68,7 @@ struct SyncFollower: Sendable {
                 }
             }
             group.addTask {
-                if sync.store.lastWriteFailure?.code == .databaseReplaced { return true }
+                if sync.store.lastReportedError?.code == .databaseReplaced { return true }
                 for await failure in failures where failure.code == .databaseReplaced { return true }
                 return nil
             }

@@ -7,7 +7,7 @@ import Testing
 
 /// Machines (SQLite files, each with its own store, client and sync) in one process, against a
 /// real PostgreSQL server that each test starts and removes.
-@Suite("Fleet sync through PostgreSQL", .serialized)
+@Suite("Fleet sync through PostgreSQL", .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetTests {
     static let answer = DefaultsKey<Int>("answer", default: 0)
 

@@ -6,7 +6,7 @@ import SQLiteDefaults
 import Testing
 
 /// `prefs sync` as a sidecar process: started, killed and stopped for real.
-@Suite("prefs sync", .serialized)
+@Suite("prefs sync", .slowTier, .requiresPostgreSQL, .serialized)
 struct SyncCommandTests {
     /// A running `prefs sync`, its standard error collected line by line.
     final class Sidecar: Sendable {

@@ -6,7 +6,7 @@ import Testing
 
 /// `prefs sync` against a server that asks for a password (scram-sha-256): the password
 /// without putting it in the command line, as libpq takes it.
-@Suite("prefs sync: the password outside the URL", .serialized)
+@Suite("prefs sync: the password outside the URL", .slowTier, .requiresPostgreSQL, .serialized)
 struct SyncPasswordTests {
     typealias Sidecar = SyncCommandTests.Sidecar
 

@@ -6,7 +6,7 @@ import SQLiteDefaults
 import Testing
 
 /// A sync whose database file is replaced under it (`mv other.sqlite db.sqlite`).
-@Suite("A sync whose database file is replaced", .serialized)
+@Suite("A sync whose database file is replaced", .slowTier, .requiresPostgreSQL, .serialized)
 struct SyncReplacementTests {
     @Test("DefaultsPostgresSync in an app ends with .databaseReplaced instead of running on deaf")
     func libraryEnds() async throws {
