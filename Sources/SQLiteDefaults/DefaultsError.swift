@@ -119,16 +119,6 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         /// An API was used where it cannot work, such as ``DefaultsStore/close()`` from inside
         /// one of the store's own transactions.
         public static let misuse = Code(rawValue: "misuse")
-        /// A server that replicates the store (the fleet's PostgreSQL) cannot be reached now:
-        /// refused, timed out, or the connection broke. Transient: a sync retries.
-        public static let unreachable = Code(rawValue: "unreachable")
-        /// A replicating server answered but refused the work: bad credentials, a database
-        /// that does not exist, no permission. Retrying the same settings will not help.
-        public static let remoteRejected = Code(rawValue: "remoteRejected")
-        /// The replicating server's table exists but has another shape than the one this
-        /// library creates; nothing was written to it.
-        public static let incompatibleTable = Code(rawValue: "incompatibleTable")
-
         /// Every code this version of the library defines.
         public static let allCases: [Code] = [
             .invalidKey,
@@ -157,9 +147,6 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
             .closed,
             .invalidConfiguration,
             .misuse,
-            .unreachable,
-            .remoteRejected,
-            .incompatibleTable,
         ]
     }
 
