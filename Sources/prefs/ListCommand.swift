@@ -9,8 +9,8 @@ struct ListCommand: ParsableCommand {
         abstract: "Print every key with its storage class and value.",
         discussion: """
             One line per key, in key order: key, storage class, value (control characters \
-            escaped). With --json, one JSON object mapping keys to values, exactly as `export` \
-            prints it.
+            escaped; in TEXT that is not valid UTF-8, each invalid byte as \\x{FF}). With \
+            --json, one JSON object mapping keys to values, exactly as `export` prints it.
             """
     )
 
@@ -22,7 +22,7 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let entries = try storeOptions.openExisting()?.allEntries() ?? []
         if json {
-            Console.out(ExportFormat.encodeObject(entries))
+            try Console.out(ExportFormat.encodeObject(entries))
             return
         }
         let rows = entries.map { (ValueFormatting.escaped($0.key), $0.value.storageClass, ValueFormatting.displayRepresentation($0.value)) }
@@ -32,7 +32,7 @@ struct ListCommand: ParsableCommand {
             let columns = value.isEmpty ? [key.padding(to: keyWidth), storageClass] : [key.padding(to: keyWidth), storageClass.padding(to: 7), value]
             output += columns.joined(separator: "  ") + "\n"
         }
-        Console.outRaw(output)
+        try Console.outRaw(output)
     }
 }
 
