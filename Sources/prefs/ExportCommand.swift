@@ -31,9 +31,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let store = try storeOptions.openExisting()
         let entries = try store?.allEntries() ?? []
-        if let key = try store?.keysNotValidUTF8().first {
-            throw PrefsError("a key is not valid UTF-8 (its bytes are \(hex(key))); JSON cannot hold it unchanged, so nothing was exported")
-        }
+        if let key = try store?.keysNotValidUTF8().first { throw PrefsError.keyNotInJSON(key) }
         let json = ExportFormat.encodeObject(entries)
         guard let file, file != "-" else {
             try Console.out(json)
@@ -41,12 +39,4 @@ struct ExportCommand: ParsableCommand {
         }
         try OutputFile.write(Array((json + "\n").utf8), to: file)
     }
-}
-
-/// Bytes in hex, two digits each, space-separated (`6B FF`), for messages.
-func hex(_ bytes: Data) -> String {
-    bytes.map { byte in
-        let digits = String(byte, radix: 16, uppercase: true)
-        return digits.count == 1 ? "0" + digits : digits
-    }.joined(separator: " ")
 }

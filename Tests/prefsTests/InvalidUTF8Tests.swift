@@ -59,5 +59,10 @@ struct InvalidUTF8Tests {
         let file = directory.path("backup.json")
         try await Prefs.fail(["--db", database, "export", file])
         #expect(!FileManager.default.fileExists(atPath: file))
+        // list --json prints what export prints, so it refuses too; list shows the real bytes.
+        #expect(try await Prefs.fail(["--db", database, "list", "--json"]).contains("6B FF"))
+        let list = try await Prefs.succeed(["--db", database, "list"])
+        #expect(list.contains("k\\x{FF}"), "\(list)")
+        #expect(!list.contains("\u{FFFD}"), "\(list)")
     }
 }
