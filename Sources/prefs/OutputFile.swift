@@ -24,28 +24,34 @@ enum OutputFile {
     /// new file is readable by its owner only, like the database.
     /// - Throws: ``PrefsError`` naming `path` and what the system said.
     static func write(_ bytes: [UInt8], to path: String) throws(PrefsError) {
-        let target = try resolveLinks(path)
+        // stat, not lstat: the kernel follows every link, /proc's own included (/dev/stdout →
+        // /proc/self/fd/1 → "pipe:[…]", which names no file a rename could replace).
         var info = stat()
-        guard lstat(target, &info) == 0 else {
+        guard stat(path, &info) == 0 else {
             guard errno == ENOENT else { throw failure(path, "write") }
-            return try replace(target, with: bytes, mode: 0o600, shownAs: path)
+            // Missing, or a link to a file not made yet: create the file the link names.
+            return try replace(try resolveLinks(path), with: bytes, mode: 0o600, shownAs: path)
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG:
-            try replace(target, with: bytes, mode: info.st_mode & 0o7777, shownAs: path)
+            // The real file's path, so the temporary file lands beside it and the rename
+            // replaces it, not the link that led there.
+            guard let real = realpath(path, nil) else { throw failure(path, "find the file behind") }
+            defer { free(real) }
+            try replace(String(cString: real), with: bytes, mode: info.st_mode & 0o7777, shownAs: path)
         case S_IFDIR:
             throw PrefsError("\(path): is a directory; name a file to write")
         case S_IFIFO, S_IFCHR:
-            try stream(bytes, to: target, shownAs: path)
+            try stream(bytes, to: path, shownAs: path)
         case S_IFSOCK:
-            try streamToSocket(bytes, at: target, shownAs: path)
+            try streamToSocket(bytes, at: path, shownAs: path)
         default:
             throw PrefsError("\(path): is not a regular file, FIFO, character device or socket; nothing was written")
         }
     }
 
-    /// The path with every symbolic link in its last component followed, so a link is
-    /// written through to its target (which may not exist yet) instead of being replaced.
+    /// A dangling link's final target (the file to create), following each link in turn; a
+    /// path that is no link is returned as it is.
     private static func resolveLinks(_ path: String) throws(PrefsError) -> String {
         var current = path
         for _ in 0..<maximumLinks {

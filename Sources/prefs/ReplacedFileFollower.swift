@@ -1,4 +1,5 @@
 import Foundation
+import PrefsFormats
 import SQLiteDefaults
 
 /// A store kept open at one path for as long as a command runs, following the file when
@@ -78,7 +79,7 @@ final class ReplacedFileFollower {
             store = try DefaultsStore(path: path, configuration: configuration)
             let old = known
             try attach()
-            Console.err("prefs: \(path) was replaced by another file; now following the new one")
+            Console.err("prefs: \(ValueFormatting.escaped(path)) was replaced by another file; now following the new one")
             var changes: [DefaultsKeyChange] = []
             for key in Set(old.keys).union(known.keys).sorted() where !SQLiteValue.isSameStoredRow(old[key], known[key]) {
                 changes.append(DefaultsKeyChange(key: key, origin: .external, value: known[key]))

@@ -82,6 +82,17 @@ struct ExportTargetTests {
         #expect(Self.fileType(device) == kind)
     }
 
+    @Test("a link to /proc/self/fd/1 (what /dev/stdout is) writes to standard output, a pipe here, and stays a link")
+    func writesThroughAStandardOutputLink() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await Self.database(in: directory)
+        // A link of the test's own: never /dev/stdout itself (see `characterDevice`).
+        let link = directory.path("stdout")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/proc/self/fd/1")
+        #expect(try await Prefs.succeed(["--db", database, "export", link]) == Self.expected)
+        #expect(Self.fileType(link) == S_IFLNK)
+    }
+
     @Test("a directory is refused with one line, and nothing is written in it")
     func refusesADirectory() async throws {
         let directory = try TemporaryDirectory()
