@@ -401,8 +401,7 @@ func edgeSay(_ line: String) {
 }
 
 /// One space-free text per stored value: `nil`, `i:…`, `r:…` (the double's bit pattern), `t:…` (the text,
-/// spaces as `␠`), `x:…` (the byte count of
-/// TEXT that is not valid UTF-8), `b:…` (the byte count).
+/// spaces as `␠`), `x:…`, `b:…` (the byte count of TEXT that is not valid UTF-8, of a BLOB).
 func edgeText(_ value: SQLiteValue?) -> String {
     switch value {
     case nil, .null?: "nil"
