@@ -43,12 +43,15 @@ public final class ChildProcess: Sendable {
     ///   - input: what the child reads on standard input (nothing when nil).
     ///   - onLine: sees each line of standard output as it arrives.
     ///   - onErrorLine: sees each line of standard error as it arrives.
+    ///   - standardOutput: where the child's standard output goes instead of being collected
+    ///     (`/dev/full`, to see how it handles a failing write); ``Outcome/standardOutput`` is then empty.
     /// - Throws: when a pipe cannot be created or the executable cannot be started.
     public init(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String] = [:],
         input: [UInt8]? = nil,
+        standardOutput: FileHandle? = nil,
         onLine: (@Sendable (String) -> Void)? = nil,
         onErrorLine: (@Sendable (String) -> Void)? = nil
     ) throws {
@@ -69,7 +72,7 @@ public final class ChildProcess: Sendable {
             let signaled = process.terminationReason == .uncaughtSignal
             shared.state.withLock { $0.termination = (status, signaled) }
         }
-        try process.run(output: output, error: error, input: inputPipe)
+        try process.run(output: output, error: error, input: inputPipe, outputFile: standardOutput)
         processIdentifier = process.processIdentifier
 
         Self.drain(output.reading, into: shared, isError: false, onLine: onLine)

@@ -33,10 +33,11 @@ public final class CloseOnExecPipe: Sendable {
 extension Process {
     /// Starts the process with `output`, `error` and (when given) `input` as its standard
     /// streams, then closes this process's copies of the child's ends, so that each stream
-    /// ends when the child exits.
+    /// ends when the child exits. With `outputFile`, the child writes its standard output
+    /// there instead (`output` then ends at once).
     /// - Throws: what `run()` throws.
-    public func run(output: CloseOnExecPipe, error: CloseOnExecPipe, input: CloseOnExecPipe?) throws {
-        standardOutput = output.writing
+    public func run(output: CloseOnExecPipe, error: CloseOnExecPipe, input: CloseOnExecPipe?, outputFile: FileHandle? = nil) throws {
+        standardOutput = outputFile ?? output.writing
         standardError = error.writing
         standardInput = input?.reading ?? FileHandle.nullDevice
         try run()

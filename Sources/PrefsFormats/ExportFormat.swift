@@ -12,6 +12,7 @@ import SQLiteDefaults
 /// | TEXT holding a JSON array or object on one line | that JSON, as stored | `["a","b"]`, `{"name":"Ada"}` |
 /// | other TEXT | a string | `"Ada"`, `"42"` |
 /// | BLOB | tagged, base64 | `{"$data": "3q2+7w=="}` |
+/// | TEXT whose bytes are not valid UTF-8 | tagged, base64 of the exact bytes | `{"$textBytes": "Yf9i"}` |
 ///
 /// An object with exactly one member whose name starts with `$` is a tagged value. A TEXT
 /// that would itself read as one is exported as `{"$text": "…"}`, so nothing is ambiguous.
@@ -19,6 +20,9 @@ import SQLiteDefaults
 /// `import` also takes, for hand-written files: `true`/`false` → INTEGER 1/0 (how `Bool` is
 /// stored), `null` → remove the key, `{"$real": 2}` → REAL 2.0. It refuses numbers outside
 /// the 64-bit integer or double range, unknown `$` tags, and base64 that does not decode.
+///
+/// Keys are JSON strings, so a key whose bytes are not valid UTF-8 has no form here: `export`
+/// refuses such a database, naming the key's bytes, rather than write a changed key.
 package enum ExportFormat {
     // MARK: Encoding
 
@@ -38,6 +42,8 @@ package enum ExportFormat {
             if embedsAsJSON(text) { return text }
             if isTagged(text) { return tagged("$text", quote(text)) }
             return quote(text)
+        case .invalidUTF8Text(let bytes):
+            return tagged("$textBytes", quote(bytes.base64EncodedString()))
         case .blob(let data):
             return tagged("$data", quote(data.base64EncodedString()))
         }
@@ -156,6 +162,10 @@ package enum ExportFormat {
                 return .blob(data)
             case ("$text", .string(let text)):
                 return .text(text)
+            case ("$textBytes", .string(let base64)):
+                guard let bytes = Data(base64Encoded: base64) else { throw unsupported("\"$textBytes\" holds invalid base64") }
+                // Valid UTF-8 is plain TEXT either way; only invalid bytes need the raw case.
+                return String(validating: bytes, as: UTF8.self).map(SQLiteValue.text) ?? .invalidUTF8Text(bytes)
             case ("$real", .number(let lexeme)):
                 guard let number = Double(lexeme), number.isFinite else {
                     throw unsupported("\(lexeme) is outside the range of a double")
@@ -165,12 +175,12 @@ package enum ExportFormat {
                 return .real(.infinity)
             case ("$real", .string("-Infinity")):
                 return .real(-.infinity)
-            case ("$data", _), ("$text", _):
+            case ("$data", _), ("$text", _), ("$textBytes", _):
                 throw unsupported("\"\(tag.name)\" takes a string")
             case ("$real", _):
                 throw unsupported("\"$real\" takes a number, \"Infinity\" or \"-Infinity\"")
             default:
-                throw unsupported("unknown tag \(quote(tag.name)) (known: \"$data\", \"$real\", \"$text\")")
+                throw unsupported("unknown tag \(quote(tag.name)) (known: \"$data\", \"$real\", \"$text\", \"$textBytes\")")
             }
         }
     }

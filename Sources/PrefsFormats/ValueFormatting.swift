@@ -15,8 +15,32 @@ package enum ValueFormatting {
         case .integer(let number): String(number)
         case .real(let number): realText(number)
         case .text(let text): text
+        case .invalidUTF8Text(let bytes): escaped(invalidUTF8: bytes)
         case .blob(let data): data.base64EncodedString()
         }
+    }
+
+    /// TEXT whose bytes are not valid UTF-8, on one line: the valid parts as ``escaped(_:)``
+    /// writes them, each invalid byte as `\x{FF}` (a backslash in the text is doubled, so the
+    /// escape is never ambiguous). Nothing is replaced silently.
+    package static func escaped(invalidUTF8 bytes: Data) -> String {
+        let bytes = Array(bytes)
+        var result = ""
+        var index = 0
+        outer: while index < bytes.count {
+            // The shortest valid scalar starting here (UTF-8 scalars are 1–4 bytes).
+            for length in 1...4 where index + length <= bytes.count {
+                if let scalar = String(validating: bytes[index..<(index + length)], as: UTF8.self) {
+                    result += escaped(scalar)
+                    index += length
+                    continue outer
+                }
+            }
+            let hex = String(bytes[index], radix: 16, uppercase: true)
+            result += "\\x{" + (hex.count == 1 ? "0" : "") + hex + "}"
+            index += 1
+        }
+        return result
     }
 
     /// The value on one line for `list` and `watch`: like ``readRepresentation(_:)`` with

@@ -24,6 +24,8 @@ enum RowDecoding {
         do {
             switch type {
             case .string:
+                // TEXT that is not valid UTF-8: `.decodingFailed` (a String would change it).
+                if case .invalidUTF8Text = row { _ = try String(sqliteValue: row) }
                 guard case .text(let text) = row else { throw mismatch(row, key: key, type: type, expected: "TEXT") }
                 return .string(text)
             case .int:

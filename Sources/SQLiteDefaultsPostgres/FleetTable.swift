@@ -199,7 +199,11 @@ struct FleetTable: Sendable {
         case "real":
             if let real { return .real(real) }
         case "text":
-            if let bytes { return .text(String(decoding: bytes.readableBytesView, as: UTF8.self)) }
+            // TEXT travels as bytes: bytes that are not valid UTF-8 arrive exactly as they left.
+            if let bytes {
+                return String(validating: bytes.readableBytesView, as: UTF8.self).map(SQLiteValue.text)
+                    ?? .invalidUTF8Text(Data(bytes.readableBytesView))
+            }
         case "blob":
             if let bytes { return .blob(Data(bytes.readableBytesView)) }
         default:
@@ -276,6 +280,8 @@ struct FleetTable: Sendable {
                 binds.append("real"); binds.appendNull(); binds.append(number); binds.appendNull()
             case .text(let text):
                 binds.append("text"); binds.appendNull(); binds.appendNull(); binds.append(ByteBuffer(string: text))
+            case .invalidUTF8Text(let bytes):
+                binds.append("text"); binds.appendNull(); binds.appendNull(); binds.append(ByteBuffer(bytes: bytes))
             case .blob(let bytes):
                 binds.append("blob"); binds.appendNull(); binds.appendNull(); binds.append(ByteBuffer(bytes: bytes))
             }

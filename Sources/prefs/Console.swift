@@ -12,20 +12,29 @@ import Darwin
 /// it is printed (`prefs watch | grep …` sees changes live), and output from several threads
 /// never interleaves inside a line. Swift's `print` buffers a pipe until exit, and the C
 /// `stdout` global it would take to change that is not concurrency-safe in Swift 6.
+///
+/// A write to standard output that fails (a full disk, `/dev/full`, a closed pipe) throws:
+/// output that did not arrive must not end in exit status 0. With nothing buffered, a
+/// returned call means the bytes were handed to the system: there is nothing left to flush.
 enum Console {
     /// Prints `line` and a newline on standard output.
-    static func out(_ line: String) {
-        write(line + "\n", to: STDOUT_FILENO)
+    /// - Throws: ``PrefsError`` naming what the system said when the write fails.
+    static func out(_ line: String) throws(PrefsError) {
+        try outRaw(line + "\n")
     }
 
     /// Prints `text` on standard output as it is, with no newline added.
-    static func outRaw(_ text: String) {
-        write(text, to: STDOUT_FILENO)
+    /// - Throws: ``PrefsError`` naming what the system said when the write fails.
+    static func outRaw(_ text: String) throws(PrefsError) {
+        if let failure = write(Array(text.utf8), to: STDOUT_FILENO) {
+            throw PrefsError("cannot write to standard output: \(String(cString: strerror(failure)))")
+        }
     }
 
-    /// Prints `line` and a newline on standard error.
+    /// Prints `line` and a newline on standard error. A failure is ignored: standard error is
+    /// where failures are reported, so there is nowhere left to report this one.
     static func err(_ line: String) {
-        write(line + "\n", to: STDERR_FILENO)
+        _ = write(Array((line + "\n").utf8), to: STDERR_FILENO)
     }
 
     /// Whether standard error is a terminal (a person is watching, not a script).
@@ -33,24 +42,26 @@ enum Console {
         isatty(STDERR_FILENO) == 1
     }
 
-    private static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            guard var pointer = buffer.baseAddress else { return }
+    /// Writes every byte, retrying after signals and short writes.
+    /// - Returns: `nil` when all was written, else the `errno` of the failed write.
+    static func write(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
+        bytes.withUnsafeBytes { buffer -> Int32? in
+            guard var pointer = buffer.baseAddress else { return nil }
             var remaining = buffer.count
             while remaining > 0 {
                 let written = systemWrite(descriptor, pointer, remaining)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return  // closed or broken pipe: nobody is reading, nothing else to do
+                    return errno
                 }
                 pointer += written
                 remaining -= written
             }
+            return nil
         }
     }
 
-    private static func systemWrite(_ descriptor: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    private static func systemWrite(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
         #if canImport(Glibc)
         Glibc.write(descriptor, pointer, count)
         #elseif canImport(Musl)

@@ -9,8 +9,9 @@ struct DeleteCommand: ParsableCommand {
         abstract: "Remove a key and its value, or every key with --all.",
         usage: "prefs delete [--db <path>] [--name <app>] (<key> | --all)",
         discussion: """
-            A key with no value exits with status 1, like `read`. --all removes every key in \
-            one transaction: observers hear each key once, and a failure removes none.
+            A key with no value exits with status 1, like `read`. --all removes every row in \
+            one transaction, a key another client wrote as bytes that are not valid UTF-8 \
+            included: observers hear each key once, and a failure removes none.
             """
     )
 
@@ -26,6 +27,7 @@ struct DeleteCommand: ParsableCommand {
         switch (key, all) {
         case (nil, false): throw ValidationError("name the key to delete, or use --all for every key")
         case (.some, true): throw ValidationError("give either a key or --all, not both")
+        case (.some(""), false): throw ValidationError("the key must not be empty")
         default: break
         }
     }
@@ -33,13 +35,9 @@ struct DeleteCommand: ParsableCommand {
     func run() throws {
         if all {
             guard let store = try storeOptions.openExistingForWriting() else { return }
-            try store.transaction { transaction in
-                // The store used inside its own transaction joins it: the keys read here are
-                // the ones this transaction removes, with no other writer in between.
-                for entry in try store.entries() {
-                    try transaction.remove(rowKey(entry.key))
-                }
-            }
+            // By the library, not key by key: a key that is not valid UTF-8 has no String
+            // that names it, and would survive a loop over `entries()`.
+            try store.removeAll()
             return
         }
         guard let name = key else { return }  // validate() saw to it

@@ -39,7 +39,7 @@ struct DemoCommand: AsyncParsableCommand {
             if !keep { try? FileManager.default.removeItem(at: directory) }
         }
 
-        Console.out("SQLiteDefaults demo, in a temporary database: \(path)")
+        try Console.out("SQLiteDefaults demo, in a temporary database: \(path)")
         let store: DefaultsStore
         do {
             store = try DefaultsStore(path: path, configuration: StoreOptions.configuration)
@@ -60,27 +60,27 @@ struct DemoCommand: AsyncParsableCommand {
         ]
         var failures = 0
         for (number, step) in steps.enumerated() {
-            Console.out("")
-            Console.out("\(number + 1). \(step.title)")
+            try Console.out("")
+            try Console.out("\(number + 1). \(step.title)")
             do {
                 try await step.body()
             } catch {
                 failures += 1
-                Console.out("   ✗ FAILED: \(ValueFormatting.oneLine(String(describing: error)))")
+                try Console.out("   ✗ FAILED: \(ValueFormatting.oneLine(String(describing: error)))")
             }
         }
 
         let elapsed = clock.now - start
-        Console.out("")
+        try Console.out("")
         if elapsed > Self.timeLimit {
             failures += 1
-            Console.out("✗ The demo took \(Demo.format(elapsed)), more than its \(Demo.format(Self.timeLimit)) limit.")
+            try Console.out("✗ The demo took \(Demo.format(elapsed)), more than its \(Demo.format(Self.timeLimit)) limit.")
         }
-        if keep { Console.out("The database is kept at \(path)") }
+        if keep { try Console.out("The database is kept at \(path)") }
         if failures == 0 {
-            Console.out("All \(steps.count) steps worked in \(Demo.format(elapsed)).")
+            try Console.out("All \(steps.count) steps worked in \(Demo.format(elapsed)).")
         } else {
-            Console.out("\(failures) of \(steps.count) steps FAILED (\(Demo.format(elapsed))).")
+            try Console.out("\(failures) of \(steps.count) steps FAILED (\(Demo.format(elapsed))).")
             throw ExitCode(1)
         }
     }
@@ -128,13 +128,13 @@ private struct Demo {
             let stored = try store.value(for: rowKey(sample.key)) ?? .null
             var shown = ValueFormatting.displayRepresentation(stored)
             if shown.count > 36 { shown = String(shown.prefix(35)) + "…" }
-            Console.out("   \(sample.key.padding(to: 18)) \(sample.swiftType.padding(to: 18)) → \(stored.storageClass.padding(to: 7))  \(shown)")
+            try Console.out("   \(sample.key.padding(to: 18)) \(sample.swiftType.padding(to: 18)) → \(stored.storageClass.padding(to: 7))  \(shown)")
             if !readBack { mismatches.append(sample.key) }
         }
         guard mismatches.isEmpty else {
             throw DemoFailure("read back differently: \(mismatches.joined(separator: ", "))")
         }
-        Console.out("   ✓ \(samples.count) values written and read back exactly; any SQL client sees the classes above")
+        try Console.out("   ✓ \(samples.count) values written and read back exactly; any SQL client sees the classes above")
     }
 
     // MARK: 2. Local observer
@@ -156,8 +156,8 @@ private struct Demo {
         guard event.change.origin == .local else {
             throw DemoFailure("the change arrived with origin \(event.change.origin), expected local")
         }
-        Console.out("   store.modify(.counter) { $0 += 1 }")
-        Console.out("   ✓ observer called: demo.counter = \(event.change.newValue) (origin: local), \(Self.format(event.received.timeIntervalSince(began))) after the write began")
+        try Console.out("   store.modify(.counter) { $0 += 1 }")
+        try Console.out("   ✓ observer called: demo.counter = \(event.change.newValue) (origin: local), \(Self.format(event.received.timeIntervalSince(began))) after the write began")
     }
 
     // MARK: 3. Another process
@@ -170,7 +170,7 @@ private struct Demo {
 
         let arguments = ["--db", path, "write", key.name, "now", "--type", "date"]
         let child = try ChildProcess(executable, arguments)
-        Console.out("   $ prefs --db … write \(key.name) now --type date")
+        try Console.out("   $ prefs --db … write \(key.name) now --type date")
         guard let outcome = await child.wait(timeout: .seconds(5)) else {
             throw DemoFailure("`prefs write` did not finish within 5 s")
         }
@@ -186,14 +186,14 @@ private struct Demo {
             throw DemoFailure("the change arrived with origin \(event.change.origin), expected external")
         }
         let latency = max(0, event.received.timeIntervalSince(written))
-        Console.out("   ✓ observer called: \(key.name) = \(ISO8601.format(secondsSince1970: written.timeIntervalSince1970)) (origin: external), \(Self.format(latency)) after the child wrote it")
+        try Console.out("   ✓ observer called: \(key.name) = \(ISO8601.format(secondsSince1970: written.timeIntervalSince1970)) (origin: external), \(Self.format(latency)) after the child wrote it")
     }
 
     // MARK: 4. The sqlite3 shell
 
     func sqliteShell() async throws {
         guard let sqlite3 = ChildProcess.findOnPath("sqlite3") else {
-            Console.out("   – skipped: the sqlite3 shell is not installed (apt-get install sqlite3)")
+            try Console.out("   – skipped: the sqlite3 shell is not installed (apt-get install sqlite3)")
             return
         }
         let key = DefaultsKey<Date?>("demo.written-by-sqlite3")
@@ -203,7 +203,7 @@ private struct Demo {
 
         // The value is the shell's own clock at the write, in seconds since 1970 (ms precision).
         let sql = "INSERT INTO defaults(key, value) VALUES ('\(key.name)', (julianday('now') - 2440587.5) * 86400.0);"
-        Console.out("   $ sqlite3 … \"\(sql)\"")
+        try Console.out("   $ sqlite3 … \"\(sql)\"")
         let child = try ChildProcess(sqlite3, ["-bail", "-cmd", ".timeout 5000", path, sql])
         guard let outcome = await child.wait(timeout: .seconds(5)) else {
             throw DemoFailure("sqlite3 did not finish within 5 s")
@@ -220,7 +220,7 @@ private struct Demo {
             throw DemoFailure("the change arrived with origin \(event.change.origin), expected external")
         }
         let latency = max(0, event.received.timeIntervalSince(written))
-        Console.out("   ✓ observer called: \(key.name) = \(ISO8601.format(secondsSince1970: written.timeIntervalSince1970)) (origin: external), \(Self.format(latency)) after the shell wrote it")
+        try Console.out("   ✓ observer called: \(key.name) = \(ISO8601.format(secondsSince1970: written.timeIntervalSince1970)) (origin: external), \(Self.format(latency)) after the shell wrote it")
     }
 
     // MARK: 5. Durability
@@ -231,7 +231,7 @@ private struct Demo {
         let child = try ChildProcess(executable, ["--db", path, "_write-loop", key]) { line in
             if let number = Int64(line) { acknowledged.store(number, ordering: .relaxed) }
         }
-        Console.out("   a child process writes 1, 2, 3, … to \(key), printing each number once set(_:for:) returned")
+        try Console.out("   a child process writes 1, 2, 3, … to \(key), printing each number once set(_:for:) returned")
 
         let deadline = ContinuousClock.now + .seconds(3)
         while acknowledged.load(ordering: .relaxed) < 25 && ContinuousClock.now < deadline {
@@ -252,12 +252,12 @@ private struct Demo {
         guard case .integer(let stored)? = try reopened.value(for: rowKey(key)) else {
             throw DemoFailure("after the kill, \(key) has no integer value")
         }
-        Console.out("   the child acknowledged \(last) writes, then was killed with SIGKILL")
+        try Console.out("   the child acknowledged \(last) writes, then was killed with SIGKILL")
         guard stored == last || stored == last + 1 else {
             throw DemoFailure("a new connection reads \(stored), but the child had acknowledged \(last)")
         }
         let note = stored == last ? "" : " (the child committed one more before it could print it)"
-        Console.out("   ✓ a new connection reads \(key) = \(stored): every acknowledged write survived\(note)")
+        try Console.out("   ✓ a new connection reads \(key) = \(stored): every acknowledged write survived\(note)")
     }
 
     // MARK: Formatting

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PrefsFormats
 import SQLiteDefaults
 
 /// `prefs domains`
@@ -16,7 +17,7 @@ struct DomainsCommand: ParsableCommand {
 
     func run() throws {
         for name in try Self.domains() {
-            Console.out(name)
+            try Console.out(ValueFormatting.escaped(name))  // one name per line, even a name with a newline
         }
     }
 

@@ -47,7 +47,7 @@ struct ImportCommand: ParsableCommand {
                 }
             }
         }
-        Console.out("imported \(entries.count) \(entries.count == 1 ? "key" : "keys")")
+        try Console.out("imported \(entries.count) \(entries.count == 1 ? "key" : "keys")")
     }
 
     private var displayName: String { file == "-" ? "standard input" : file }

@@ -9,8 +9,9 @@ struct ListCommand: ParsableCommand {
         abstract: "Print every key with its storage class and value.",
         discussion: """
             One line per key, in key order: key, storage class, value (control characters \
-            escaped). With --json, one JSON object mapping keys to values, exactly as `export` \
-            prints it.
+            escaped; in TEXT that is not valid UTF-8, each invalid byte as \\x{FF}). With \
+            --json, one JSON object mapping keys to values, exactly as `export` prints it \
+            (refused, as by export, when a key is not valid UTF-8).
             """
     )
 
@@ -20,19 +21,31 @@ struct ListCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let entries = try storeOptions.openExisting()?.allEntries() ?? []
+        let store = try storeOptions.openExisting()
+        let entries = try store?.allEntries() ?? []
+        let invalidKeys = try store?.keysNotValidUTF8() ?? []
         if json {
-            Console.out(ExportFormat.encodeObject(entries))
+            if let key = invalidKeys.first { throw PrefsError.keyNotInJSON(key) }
+            try Console.out(ExportFormat.encodeObject(entries))
             return
         }
-        let rows = entries.map { (ValueFormatting.escaped($0.key), $0.value.storageClass, ValueFormatting.displayRepresentation($0.value)) }
+        // A key that is not valid UTF-8 reaches us with U+FFFD for its invalid bytes: show the
+        // bytes it really has, escaped, unless that replaced name is itself a stored key.
+        var shownKeys: [String: String] = [:]
+        for bytes in invalidKeys {
+            let replaced = String(decoding: bytes, as: UTF8.self)
+            if store?.contains(rowKey(replaced)) == false { shownKeys[replaced] = ValueFormatting.escaped(invalidUTF8: bytes) }
+        }
+        let rows = entries.map {
+            (shownKeys[$0.key] ?? ValueFormatting.escaped($0.key), $0.value.storageClass, ValueFormatting.displayRepresentation($0.value))
+        }
         let keyWidth = min(rows.map(\.0.count).max() ?? 0, 40)
         var output = ""
         for (key, storageClass, value) in rows {
             let columns = value.isEmpty ? [key.padding(to: keyWidth), storageClass] : [key.padding(to: keyWidth), storageClass.padding(to: 7), value]
             output += columns.joined(separator: "  ") + "\n"
         }
-        Console.outRaw(output)
+        try Console.outRaw(output)
     }
 }
 

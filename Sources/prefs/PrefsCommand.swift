@@ -15,7 +15,9 @@ struct PrefsCommand: AsyncParsableCommand {
             the environment variable PREFS_DB names the file; without that either, commands use \
             --name prefs, and the ones that write (write, delete, rename, import) print \
             `prefs: using PATH` on standard error. Errors are one line on standard error \
-            starting with `prefs: `, with a non-zero exit status. Shell completion: \
+            starting with `prefs: `, with a non-zero exit status; output that cannot be written \
+            (a full disk, /dev/full) is such an error. Arguments are checked before any file is \
+            opened. Shell completion: \
             `prefs --generate-completion-script bash|zsh|fish`. Try `prefs demo`.
             """,
         version: PrefsCommand.version,
@@ -117,7 +119,7 @@ struct PrefsCommand: AsyncParsableCommand {
             let status = exitCode(for: error)
             if status == .success {  // --help, --version
                 let text = fullMessage(for: error)
-                if !text.isEmpty { Console.out(text) }
+                if !text.isEmpty { _ = try? Console.out(text) }  // help and --version: nothing to report a failure to
                 return 0
             }
             let message = ValueFormatting.oneLine(Self.message(for: error).firstParagraph)

@@ -1,3 +1,4 @@
+import Foundation
 import PrefsFormats
 
 /// An error the tool itself reports (as opposed to the engine's `DefaultsError` or a usage
@@ -19,5 +20,15 @@ struct PrefsError: Error, CustomStringConvertible {
     /// `read` or `delete` of a key that has no value: exit status 1, naming the key.
     static func missingKey(_ key: String) -> PrefsError {
         PrefsError("no value for key \(ValueFormatting.quoted(key))")
+    }
+
+    /// `export` or `list --json` of a database with a key that is not valid UTF-8: a JSON key
+    /// is a string, so it would be written as another key. Names the key's bytes in hex.
+    static func keyNotInJSON(_ bytes: Data) -> PrefsError {
+        let hex = bytes.map { byte in
+            let digits = String(byte, radix: 16, uppercase: true)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined(separator: " ")
+        return PrefsError("a key is not valid UTF-8 (its bytes are \(hex)); JSON cannot hold it unchanged, so nothing was printed")
     }
 }

@@ -9,7 +9,8 @@ struct ReadCommand: ParsableCommand {
         abstract: "Print the value of a key.",
         discussion: """
             Prints the value as you would type it back into `write`: INTEGER as 42, REAL as 2.0 \
-            or 1e-05, TEXT as it is, BLOB as base64. With --json, prints it in the export format, \
+            or 1e-05, TEXT as it is (each byte that is \
+            not valid UTF-8 as \\x{FF}), BLOB as base64. With --json, prints it in the export format, \
             which also shows its storage class. A key with no value exits with status 1.
             """
     )
@@ -22,10 +23,14 @@ struct ReadCommand: ParsableCommand {
     @Flag(help: "Print the value as JSON, as `export` does.")
     var json = false
 
+    func validate() throws {
+        if key.isEmpty { throw ValidationError("the key must not be empty") }
+    }
+
     func run() throws {
         guard let store = try storeOptions.openExisting(), let value = try store.value(for: rowKey(key)) else {
             throw PrefsError.missingKey(key)
         }
-        Console.out(json ? ExportFormat.encode(value) : ValueFormatting.readRepresentation(value))
+        try Console.out(json ? ExportFormat.encode(value) : ValueFormatting.readRepresentation(value))
     }
 }

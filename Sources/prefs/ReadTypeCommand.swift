@@ -18,10 +18,14 @@ struct ReadTypeCommand: ParsableCommand {
     @Argument(help: "The key whose storage class to print.")
     var key: String
 
+    func validate() throws {
+        if key.isEmpty { throw ValidationError("the key must not be empty") }
+    }
+
     func run() throws {
         guard let store = try storeOptions.openExisting(), let value = try store.value(for: rowKey(key)) else {
             throw PrefsError.missingKey(key)
         }
-        Console.out(value.storageClass)
+        try Console.out(value.storageClass)
     }
 }

@@ -29,6 +29,7 @@ struct RenameCommand: ParsableCommand {
     func validate() throws {
         if old == new { throw ValidationError("the old and new key are the same") }
         if new.isEmpty { throw ValidationError("the new key must not be empty") }
+        if old.isEmpty { throw ValidationError("the key to rename must not be empty") }
     }
 
     func run() throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PrefsFormats
 import SQLiteDefaults
 
 /// `--db PATH | --name APP`: which database a command works on, shared by every command.
@@ -95,7 +96,7 @@ struct StoreOptions: ParsableArguments {
     private func announcedPath() throws -> String {
         let (path, source) = try resolve()
         if source == .fallback {
-            Console.err("prefs: using \(path)")
+            Console.err("prefs: using \(ValueFormatting.escaped(path))")  // one line, whatever the path holds
         }
         return path
     }

@@ -12,8 +12,13 @@ struct WatchCommand: AsyncParsableCommand {
             One line per change of the named keys (every key when none is named), made by any \
             writer: this machine's other processes, other programs using the library, or plain \
             SQL from the sqlite3 shell. Each line is printed and flushed the moment the change \
-            arrives, pipes included. Human lines read `<time> <origin> <key> = <value> (<class>)` \
-            or `<time> <origin> <key> removed`. With --json each line is one JSON object: \
+            arrives, pipes included; a failed write to standard output stops it with status 1. \
+            Changes of one key that commit while the watcher cannot read (stopped with SIGSTOP, \
+            or busy) arrive as one line with the newest value. When the database file is \
+            replaced (mv other.sqlite db.sqlite), it says so on standard error, prints every \
+            watched key whose value differs in the new file and goes on watching that file; if \
+            the file was deleted or its replacement cannot be opened, it exits 1. Human lines \
+            read `<time> <origin> <key> = <value> (<class>)` or `<time> <origin> <key> removed`. With --json each line is one JSON object: \
             {"key": …, "value": …, "origin": "local"|"external", "time": "<ISO 8601 UTC>"}, \
             the value in the export format, null when the key was removed. \
             Stops and exits 0 on SIGINT (Ctrl-C) or SIGTERM.
@@ -31,18 +36,17 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "Print `ready` on standard error once changes are being watched, so a script knows when to start writing.")
     var ready = false
 
+    func validate() throws {
+        if keys.contains("") { throw ValidationError("a key to watch must not be empty") }
+    }
+
     func run() async throws {
         let path = try storeOptions.path()
-        let store = try DefaultsStore(path: path, configuration: StoreOptions.configuration)
-        let changes = store.changes()
         let filter = Set(keys)
-        let json = self.json
-        let printer = Task {
-            for await change in changes where filter.isEmpty || filter.contains(change.key) {
-                Console.out(Self.line(for: change, receivedAt: Date(), json: json))
-            }
+        let follower = try ReplacedFileFollower(path: path, configuration: StoreOptions.configuration) { key in
+            filter.isEmpty || filter.contains(key)
         }
-        let trap = SignalTrap([SIGINT, SIGTERM]) { _ in printer.cancel() }
+        let trap = SignalTrap([SIGINT, SIGTERM], handler: { [stop = follower.stop] _ in stop() })
 
         if ready {
             Console.err("ready")
@@ -50,8 +54,11 @@ struct WatchCommand: AsyncParsableCommand {
             let what = keys.isEmpty ? "every key" : keys.map(ValueFormatting.quoted).joined(separator: ", ")
             Console.err("Watching \(what) in \(path). Press Ctrl-C to stop.")
         }
-        await printer.value
-        withExtendedLifetime((store, trap)) {}
+        let json = self.json
+        try await follower.run { change in
+            try Console.out(Self.line(for: change, receivedAt: Date(), json: json))
+        }
+        withExtendedLifetime(trap) {}
     }
 
     /// One output line for a change.

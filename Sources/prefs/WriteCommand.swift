@@ -49,6 +49,8 @@ struct WriteCommand: ParsableCommand {
     }
 
     func validate() throws {
+        // Before anything is opened: a refused command leaves no new database behind.
+        if key.isEmpty { throw ValidationError("the key must not be empty") }
         _ = try value
     }
 

@@ -21,13 +21,17 @@ struct WriteLoopCommand: ParsableCommand {
     @Option(help: "How many writes to make before stopping.")
     var count: Int64 = 1_000_000
 
+    func validate() throws {
+        if key.isEmpty { throw ValidationError("the key must not be empty") }
+    }
+
     func run() throws {
         let store = try storeOptions.open()
         let key = rowKey(self.key)
         guard count > 0 else { return }
         for number in 1...count {
             try store.set(.integer(number), for: key)
-            Console.out(String(number))
+            try Console.out(String(number))
         }
     }
 }

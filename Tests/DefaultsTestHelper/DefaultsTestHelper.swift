@@ -401,13 +401,14 @@ func edgeSay(_ line: String) {
 }
 
 /// One space-free text per stored value: `nil`, `i:…`, `r:…` (the double's bit pattern), `t:…` (the text,
-/// spaces as `␠`), `b:…` (the byte count).
+/// spaces as `␠`), `x:…`, `b:…` (the byte count of TEXT that is not valid UTF-8, of a BLOB).
 func edgeText(_ value: SQLiteValue?) -> String {
     switch value {
     case nil, .null?: "nil"
     case .integer(let number)?: "i:\(number)"
     case .real(let number)?: "r:\(number.bitPattern)"
     case .text(let text)?: "t:" + text.replacingOccurrences(of: " ", with: "␠")
+    case .invalidUTF8Text(let bytes)?: "x:\(bytes.count)"
     case .blob(let bytes)?: "b:\(bytes.count)"
     }
 }

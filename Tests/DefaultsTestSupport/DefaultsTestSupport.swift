@@ -206,13 +206,15 @@ public func fileBytes(_ path: String) -> Data? {
 }
 
 /// One line-safe text per stored value, the same in every process (the reliability helper
-/// prints it, the tests compare it): `nil`, `i:…`, `r:…` (the double's bits), `t:…`, `b:…` (hex).
+/// prints it, the tests compare it): `nil`, `i:…`, `r:…` (the double's bits), `t:…`, `x:…` (TEXT
+/// that is not valid UTF-8), `b:…` (hex).
 public func canonical(_ value: SQLiteValue?) -> String {
     switch value {
     case nil, .null?: "nil"
     case .integer(let number)?: "i:\(number)"
     case .real(let number)?: "r:\(number.bitPattern)"
     case .text(let text)?: "t:" + Data(text.utf8).map { String(format: "%02x", $0) }.joined()
+    case .invalidUTF8Text(let bytes)?: "x:" + bytes.map { String(format: "%02x", $0) }.joined()
     case .blob(let bytes)?: "b:" + bytes.map { String(format: "%02x", $0) }.joined()
     }
 }

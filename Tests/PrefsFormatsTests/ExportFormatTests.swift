@@ -64,7 +64,7 @@ struct ExportFormatTests {
         (#"{"a": {"$data": "***"}}"#, #"unsupported value for key 'a': "$data" holds invalid base64"#),
         (#"{"a": {"$data": 1}}"#, #"unsupported value for key 'a': "$data" takes a string"#),
         (#"{"a": {"$real": "NaN"}}"#, #"unsupported value for key 'a': "$real" takes a number, "Infinity" or "-Infinity""#),
-        (#"{"a": {"$date": 1}}"#, #"unsupported value for key 'a': unknown tag "$date" (known: "$data", "$real", "$text")"#),
+        (#"{"a": {"$date": 1}}"#, #"unsupported value for key 'a': unknown tag "$date" (known: "$data", "$real", "$text", "$textBytes")"#),
     ])
     func refusesWhatHasNoStorageClass(json: String, message: String) throws {
         let document = try JSONDocument(parsing: json)

@@ -120,6 +120,7 @@ enum RawCell: Sendable, CustomStringConvertible {
             number.isInfinite ? (number > 0 ? "9e999" : "-9e999") : "CAST('\(number)' AS REAL)"
         case .value(.text(let text)): "CAST(X'\(hex(Array(text.utf8)))' AS TEXT)"
         case .value(.blob(let bytes)): "X'\(hex(Array(bytes)))'"
+        case .value(.invalidUTF8Text(let bytes)): "CAST(X'\(hex(Array(bytes)))' AS TEXT)"
         case .invalidText(let bytes): "CAST(X'\(hex(bytes))' AS TEXT)"
         }
     }

@@ -150,12 +150,19 @@ struct DefaultsCommandsTests {
         let printed = try await Prefs.succeed(["--db", database, "export"])
         #expect(try await Prefs.succeed(["--db", database, "export", "-"]) == printed)
 
+        // A new file is readable by its owner only, like the database.
+        let fresh = directory.path("fresh.json")
+        #expect(try await Prefs.succeed(["--db", database, "export", fresh]) == "")
+        #expect((try FileManager.default.attributesOfItem(atPath: fresh)[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+
+        // An existing file is replaced whole and keeps the permissions its owner gave it.
         let file = directory.path("backup.json")
         _ = FileManager.default.createFile(atPath: file, contents: Data("old content that is longer than the export itself...".utf8))
+        chmod(file, 0o640)
         #expect(try await Prefs.succeed(["--db", database, "export", file]) == "")
         #expect(String(decoding: try #require(FileManager.default.contents(atPath: file)), as: UTF8.self) == printed)
         let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber
-        #expect(mode?.intValue == 0o600)
+        #expect(mode?.intValue == 0o640)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty, "temporary files left: \(leftovers)")
 

@@ -39,13 +39,15 @@ enum Prefs {
         _ arguments: [String],
         input: String? = nil,
         environment: [String: String] = [:],
+        standardOutput: FileHandle? = nil,
         timeout: Duration = .seconds(60),
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Result {
         try #require(FileManager.default.isExecutableFile(atPath: executable),
                      "the prefs binary is missing at \(executable); build it with `swift build`", sourceLocation: sourceLocation)
         ignoreSIGPIPE
-        let child = try ChildProcess(executable, arguments, environment: environment, input: input.map { Array($0.utf8) })
+        let child = try ChildProcess(executable, arguments, environment: environment, input: input.map { Array($0.utf8) },
+                                     standardOutput: standardOutput)
         let outcome = try #require(await child.wait(timeout: timeout), "prefs \(arguments) did not finish within \(timeout)",
                                    sourceLocation: sourceLocation)
         #expect(!outcome.killedBySignal, "prefs \(arguments) died of signal \(outcome.status)", sourceLocation: sourceLocation)
@@ -105,6 +107,25 @@ final class TemporaryDirectory {
     /// The path of `name` inside the directory.
     func path(_ name: String) -> String {
         url.appendingPathComponent(name).path
+    }
+
+    /// A character device named `name` in this directory that behaves as `/dev/<device>`
+    /// (`null` or `full`), for tests of what `prefs` writes to devices.
+    ///
+    /// Never hand a system device's own path to a `prefs` under test: run as root, a `prefs`
+    /// that replaces what it writes to would replace `/dev/null` for the whole machine (it
+    /// did, once). As root this makes a device node of its own with mknod; otherwise a link
+    /// to the system's device, which an unprivileged `prefs` cannot replace.
+    func characterDevice(_ name: String, like device: String) throws -> String {
+        let minor: dev_t = device == "full" ? 7 : 3  // the memory devices: major 1
+        let node = path(name)
+        if mknod(node, S_IFCHR | 0o666, (1 << 8) | minor) == 0 {
+            let descriptor = open(node, O_WRONLY)
+            if descriptor >= 0 { close(descriptor); return node }
+            unlink(node)  // a file system mounted nodev: fall back to the link
+        }
+        try FileManager.default.createSymbolicLink(atPath: node, withDestinationPath: "/dev/" + device)
+        return node
     }
 
     deinit {

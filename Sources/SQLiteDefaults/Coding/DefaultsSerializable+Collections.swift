@@ -79,6 +79,8 @@ struct JSONElement<Value: DefaultsSerializable>: Codable {
         case .integer(let number): try container.encode(number)
         case .real(let number): try container.encode(number)
         case .text(let text): try container.encode(text)
+        case .invalidUTF8Text:
+            throw DefaultsError(.encodingFailed, "TEXT that is not valid UTF-8 cannot be an element of a JSON array")
         case .blob(let bytes): try container.encode(bytes.base64EncodedString())
         }
     }

@@ -104,8 +104,13 @@ extension String: DefaultsSerializable {
     /// Stores TEXT.
     public func sqliteValue() throws -> SQLiteValue { .text(self) }
     /// Reads TEXT.
-    /// - Throws: ``DefaultsError`` (`typeMismatch`) for any other class.
+    /// - Throws: ``DefaultsError`` — `decodingFailed` for TEXT whose bytes are not valid UTF-8
+    ///   (``SQLiteValue/invalidUTF8Text(_:)``: a `String` would change them), `typeMismatch`
+    ///   for any other class.
     public init(sqliteValue: SQLiteValue) throws {
+        if case .invalidUTF8Text(let bytes) = sqliteValue {
+            throw DefaultsError(.decodingFailed, "the stored TEXT is not valid UTF-8 (\(bytes.count) bytes), so it cannot be read as a String without changing it")
+        }
         guard case .text(let text) = sqliteValue else { throw DefaultsError.typeMismatch(String.self, found: sqliteValue) }
         self = text
     }

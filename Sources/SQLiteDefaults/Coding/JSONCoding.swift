@@ -37,8 +37,10 @@ enum JSONCoding {
         }
     }
 
-    /// Decodes `type` from JSON text; anything but TEXT is a type mismatch.
+    /// Decodes `type` from JSON text; anything but TEXT is a type mismatch, TEXT that is not
+    /// valid UTF-8 is not JSON.
     static func decode<T: Decodable>(_ type: T.Type, from value: SQLiteValue) throws -> T {
+        if case .invalidUTF8Text = value { throw DefaultsError.decodingFailed(T.self, "the TEXT is not valid UTF-8") }
         guard case .text(let text) = value else { throw DefaultsError.typeMismatch(T.self, found: value) }
         return try decode(type, fromJSON: text)
     }

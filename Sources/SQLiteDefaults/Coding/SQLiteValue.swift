@@ -20,6 +20,18 @@ public enum SQLiteValue: Sendable, Hashable {
     case text(String)
     /// Bytes (`BLOB`).
     case blob(Data)
+    /// TEXT whose bytes are not valid UTF-8, kept byte for byte.
+    ///
+    /// SQLite stores whatever bytes a client gives it as TEXT (`CAST(x'61FF62' AS TEXT)` in
+    /// the `sqlite3` shell); a `String` cannot hold them without replacing the invalid ones.
+    /// Reading such a row yields this case, and writing it back stores the same bytes as TEXT,
+    /// so nothing is changed on the way through. A typed `String` read of it throws
+    /// ``DefaultsError/Code/decodingFailed``.
+    ///
+    /// ```swift
+    /// if case .invalidUTF8Text(let bytes) = try store.value(for: DefaultsKey<SQLiteValue?>("k")) { … }
+    /// ```
+    case invalidUTF8Text(Data)
 
     /// SQLite's name for the storage class, as `typeof(value)` reports it.
     public var storageClass: String {
@@ -27,7 +39,7 @@ public enum SQLiteValue: Sendable, Hashable {
         case .null: "null"
         case .integer: "integer"
         case .real: "real"
-        case .text: "text"
+        case .text, .invalidUTF8Text: "text"
         case .blob: "blob"
         }
     }

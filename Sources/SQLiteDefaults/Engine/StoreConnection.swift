@@ -129,6 +129,8 @@ final class StoreConnection {
             switch value {
             case .text(let text) where text.utf8.count > maximumValueLength:
                 throw tooLarge(text.utf8.count, key: key)
+            case .invalidUTF8Text(let bytes) where bytes.count > maximumValueLength:
+                throw tooLarge(bytes.count, key: key)
             case .blob(let bytes) where bytes.count > maximumValueLength:
                 throw tooLarge(bytes.count, key: key)
             default:
@@ -167,6 +169,36 @@ final class StoreConnection {
         var entries: [(key: String, value: SQLiteValue)] = []
         while try statement.step() { entries.append((statement.text(at: 0), statement.value(at: 1))) }
         return entries
+    }
+
+    /// The bytes of every key that is not valid UTF-8, in key order.
+    func keysNotValidUTF8() throws -> [Data] {
+        let statement = try database.statement("SELECT key FROM defaults ORDER BY key")
+        defer { statement.reset() }
+        var invalid: [Data] = []
+        while try statement.step() {
+            if case .failure(let text) = statement.validatedText(at: 0) { invalid.append(text.bytes) }
+        }
+        return invalid
+    }
+
+    /// Deletes every row, whatever its key's bytes, each as its own recorded write, so
+    /// observers hear every key removed once the transaction commits.
+    func removeAll() throws {
+        if let aborted = transactionAborted { throw aborted }
+        let rows = try database.statement("SELECT rowid, key FROM defaults")
+        var found: [(rowid: Int64, key: String)] = []
+        do {
+            defer { rows.reset() }
+            while try rows.step() { found.append((rows.int64(at: 0), rows.text(at: 1))) }
+        }
+        // By rowid, not by key: a key that is not valid UTF-8 has no String that names it.
+        let delete = try database.statement("DELETE FROM defaults WHERE rowid = ?1")
+        for row in found {
+            try delete.bind(row.rowid, at: 1)
+            defer { delete.reset() }
+            try step(delete, key: row.key, value: nil)
+        }
     }
 
     /// Writes one row (`nil` deletes it) and records the change for delivery after commit.

@@ -235,6 +235,8 @@ final class StoreEngine: Sendable {
         }
     }
 
+    func keysNotValidUTF8() throws -> [Data] { try withConnection { try $0.keysNotValidUTF8() } }
+
     // MARK: Writing: the one write path
 
     /// The row a value is stored as (`nil`: no row), or why it cannot be stored.
@@ -256,6 +258,8 @@ final class StoreEngine: Sendable {
             throw DefaultsError(.encodingFailed, "NaN cannot be stored (SQLite keeps NaN as NULL, so it would be lost) for key '\(key.name)'", key: key.name)
         case .text(let text) where text.utf8.count > configuration.maximumValueLength:
             throw tooLarge(text.utf8.count, key: key.name)
+        case .invalidUTF8Text(let bytes) where bytes.count > configuration.maximumValueLength:
+            throw tooLarge(bytes.count, key: key.name)
         case .blob(let bytes) where bytes.count > configuration.maximumValueLength:
             throw tooLarge(bytes.count, key: key.name)
         default:
@@ -276,6 +280,9 @@ final class StoreEngine: Sendable {
         try Self.validate(key)
         try write(key, nil)
     }
+
+    /// Deletes every row in one transaction; observers hear each key removed.
+    func removeAll() throws { try transaction { try $0.removeAll() } }
 
     /// Writes (or, for `nil`, deletes) one row, in the open transaction or as its own commit,
     /// then delivers the change.

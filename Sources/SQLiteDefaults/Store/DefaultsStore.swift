@@ -163,10 +163,29 @@ public final class DefaultsStore: Sendable {
     /// for (key, value) in try store.entries() { print(key, value.storageClass) }
     /// ```
     ///
+    /// TEXT that is not valid UTF-8 comes back byte for byte as ``SQLiteValue/invalidUTF8Text(_:)``.
+    /// A key that is not valid UTF-8 (only another client can write one) is listed with U+FFFD
+    /// in place of its invalid bytes, a name that does not find its row: tools that must not
+    /// change anything ask ``keysNotValidUTF8()`` first.
+    ///
     /// - Throws: ``DefaultsError`` when the table cannot be read (`.closed`, `.databaseReplaced`,
     ///   `.corrupt`, `.ioError`, …).
     public func entries() throws -> [(key: String, value: SQLiteValue)] {
         try core.entries()
+    }
+
+    /// The bytes of every stored key that is not valid UTF-8, in key order; empty for any
+    /// store this library alone wrote (every `String` is valid UTF-8). Such a key cannot be
+    /// named by a `String`: ``entries()`` and ``keys()`` show it changed, and only
+    /// ``removeAll()`` removes it.
+    ///
+    /// ```swift
+    /// if let bad = try store.keysNotValidUTF8().first { print("cannot export key bytes", Array(bad)) }
+    /// ```
+    ///
+    /// - Throws: ``DefaultsError`` when the table cannot be read, as ``entries()`` does.
+    public func keysNotValidUTF8() throws -> [Data] {
+        try core.keysNotValidUTF8()
     }
 
     // MARK: Writing
@@ -186,6 +205,20 @@ public final class DefaultsStore: Sendable {
     /// - Throws: ``DefaultsError`` as ``set(_:for:)`` does.
     public func remove<Value>(_ key: DefaultsKey<Value>) throws {
         try core.remove(key.name)
+    }
+
+    /// Removes every row in one transaction, whatever its key's bytes (a key written by
+    /// another client that is not valid UTF-8 included): either all go or, when it throws,
+    /// none. Observers hear each removed key once, after the commit, as for ``remove(_:)``.
+    ///
+    /// ```swift
+    /// try store.removeAll()
+    /// ```
+    ///
+    /// - Throws: ``DefaultsError`` as ``set(_:for:)`` does (`.busy`, `.diskFull`, `.readOnly`,
+    ///   `.closed`, `.databaseReplaced`, …); nothing is removed when it throws.
+    public func removeAll() throws {
+        try core.removeAll()
     }
 
     /// Reads, changes and writes one key atomically, even against other processes: the
