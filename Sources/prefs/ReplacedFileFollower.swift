@@ -38,7 +38,7 @@ final class ReplacedFileFollower {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         self.events = events
         self.continuation = continuation
-        store = try DefaultsStore(path: path, configuration: configuration)
+        store = try StoreOptions.store(at: path, configuration: configuration)
         try attach()
     }
 
@@ -58,7 +58,7 @@ final class ReplacedFileFollower {
             switch event {
             case .change(let change):
                 guard follows(change.key) else { continue }
-                known[change.key] = change.value
+                known[change.key] = change.newValue
                 try handle(change)
             case .failure(let error) where error.code == .databaseReplaced:
                 for change in try reopen() { try handle(change) }
@@ -76,13 +76,13 @@ final class ReplacedFileFollower {
             throw PrefsError("\(path) was deleted while in use; stopped")
         }
         do {
-            store = try DefaultsStore(path: path, configuration: configuration)
+            store = try StoreOptions.store(at: path, configuration: configuration)
             let old = known
             try attach()
             Console.err("prefs: \(ValueFormatting.escaped(path)) was replaced by another file; now following the new one")
             var changes: [DefaultsKeyChange] = []
             for key in Set(old.keys).union(known.keys).sorted() where !SQLiteValue.isSameStoredRow(old[key], known[key]) {
-                changes.append(DefaultsKeyChange(key: key, origin: .external, value: known[key]))
+                changes.append(DefaultsKeyChange(key: key, origin: .external, newValue: known[key]))
             }
             return changes
         } catch {
@@ -93,7 +93,7 @@ final class ReplacedFileFollower {
     /// Listens to the current store, then reads what it holds now.
     private func attach() throws {
         let changes = store.changes()
-        let failures = store.writeFailures
+        let failures = store.reportedErrors
         let continuation = self.continuation
         pumps = [
             Task { for await change in changes { continuation.yield(.change(change)) } },

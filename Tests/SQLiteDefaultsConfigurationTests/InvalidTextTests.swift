@@ -7,7 +7,7 @@ import Testing
 
 /// A TEXT row that another client wrote as bytes that are not valid UTF-8 is not handed out
 /// as a changed string: the lookup throws `.decodingFailed` naming the key.
-@Suite("DefaultsConfigProvider: TEXT that is not valid UTF-8")
+@Suite("DefaultsConfigProvider: TEXT that is not valid UTF-8", .requiresSQLiteShell)
 struct InvalidTextTests {
     @Test("a .string lookup throws .decodingFailed naming the key, not .typeMismatch")
     func stringLookupRefuses() throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// TEXT that is not valid UTF-8 (written by a plain SQL client) crosses the fleet byte for
 /// byte, as TEXT, like every other storage class.
-@Suite("Fleet: TEXT that is not valid UTF-8", .serialized)
+@Suite("Fleet: TEXT that is not valid UTF-8", .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetInvalidTextTests {
     @Test("61 FF 62 written with sqlite3 on one machine arrives as the same TEXT on the other")
     func arrivesExactly() async throws {

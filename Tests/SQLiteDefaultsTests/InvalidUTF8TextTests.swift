@@ -6,7 +6,7 @@ import Testing
 
 /// TEXT that another client wrote as bytes that are not valid UTF-8: kept byte for byte,
 /// never replaced with U+FFFD, and rows whose key is such bytes can still be removed.
-@Suite("TEXT that is not valid UTF-8")
+@Suite("TEXT that is not valid UTF-8", .requiresSQLiteShell)
 struct InvalidUTF8TextTests {
     private let raw = DefaultsKey<SQLiteValue?>("k")
 
@@ -49,7 +49,7 @@ struct InvalidUTF8TextTests {
 
         let heard = Collected<String>()
         let observation = store.observeAll { change in
-            if change.value == nil { heard.append(change.key) }
+            if change.newValue == nil { heard.append(change.key) }
         }
         defer { observation.cancel() }
         try store.removeAll()
