@@ -4,7 +4,9 @@ extension DefaultsStore {
     /// The store an application uses by default: `$XDG_CONFIG_HOME/<name>/defaults.sqlite`,
     /// or `~/.config/<name>/defaults.sqlite` when `XDG_CONFIG_HOME` is unset or not absolute.
     ///
-    /// - Parameter name: the application's name; one path component (no `/`, not `.` or `..`).
+    /// - Parameters:
+    ///   - name: the application's name; one path component (no `/`, not `.` or `..`).
+    ///   - configuration: how the store opens and runs the database.
     /// - Throws: ``DefaultsError`` — `.invalidName`, or the errors of ``init(path:configuration:)``.
     public static func standard(name: String, configuration: Configuration = Configuration()) throws -> DefaultsStore {
         try DefaultsStore(path: standardPath(name: name), configuration: configuration)
