@@ -1,7 +1,7 @@
 import Configuration
 import SQLiteDefaults
 
-/// Every row of the store, read in one read transaction (``DefaultsStore/entries()``), or the
+/// Every row of the store, read in one read transaction (`DefaultsStore/entries()`), or the
 /// error that reading them threw.
 struct DefaultsConfigSnapshot: ConfigSnapshot, CustomStringConvertible {
     let providerName: String

@@ -7,7 +7,7 @@ import SQLiteDefaults
 enum RowDecoding {
     /// The row as `type`; `nil` for a missing row or SQL NULL.
     ///
-    /// - Throws: ``DefaultsError`` naming `key`: `.typeMismatch` for the wrong storage class,
+    /// - Throws: `DefaultsError` naming `key`: `.typeMismatch` for the wrong storage class,
     ///   `.decodingFailed` for a flag that is not 0/1 or a JSON array that does not decode.
     static func configValue(
         of row: SQLiteValue?,

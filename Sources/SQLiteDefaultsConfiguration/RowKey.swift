@@ -5,7 +5,7 @@ import SQLiteDefaults
 enum RowKey {
     /// The row's key: the components joined by `"."`.
     ///
-    /// - Throws: ``DefaultsError`` `.invalidKey` for no components, an empty component, or a
+    /// - Throws: `DefaultsError` `.invalidKey` for no components, an empty component, or a
     ///   component holding a `"."` (it would name the same row as two components).
     static func name(of key: AbsoluteConfigKey) throws -> String {
         let joined = key.components.joined(separator: ".")

@@ -1,7 +1,7 @@
 import Configuration
 import SQLiteDefaults
 
-/// The first lookup, then one per changed row of the store's ``DefaultsStore/updates(_:initial:)``
+/// The first lookup, then one per changed row of the store's `DefaultsStore/updates(_:initial:)`
 /// stream; ends with that stream (store closed) or when the consuming task is cancelled.
 struct RowUpdates: AsyncSequence, Sendable {
     typealias Element = Result<LookupResult, any Error>
@@ -53,7 +53,7 @@ struct RowUpdates: AsyncSequence, Sendable {
 
 /// The first snapshot, then a new one after committed changes (skipping snapshots identical to
 /// the last one yielded, so a burst of buffered changes is one snapshot); ends with the
-/// store's ``DefaultsStore/changes()`` stream (store closed) or when the task is cancelled.
+/// store's `DefaultsStore/changes()` stream (store closed) or when the task is cancelled.
 struct SnapshotUpdates: AsyncSequence, Sendable {
     typealias Element = any ConfigSnapshot
     typealias Failure = Never

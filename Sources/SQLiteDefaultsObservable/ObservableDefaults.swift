@@ -1,4 +1,4 @@
-/// Makes a class's stored properties persisted in a ``DefaultsStore`` and observable per
+/// Makes a class's stored properties persisted in a `DefaultsStore` and observable per
 /// property with the Observation framework, refreshed whoever changes the store.
 ///
 /// ```swift

@@ -48,7 +48,7 @@ public final class DefaultsPostgresSync: Service, Sendable {
     private let origin: String
     private let signals = SyncSignals()
     private let status = Mutex(Status.starting)
-    /// Set while the store's file must be taken as it is (see ``init(store:client:table:logger:adoptingLocalValues:)``): cleared
+    /// Set while the store's file must be taken as it is (see `init(store:client:table:logger:adoptingLocalValues:)`): cleared
     /// once a session has compared it with the table and pushed its differences.
     private let adoptionPending: Mutex<Bool>
     let timing: Timing
@@ -122,7 +122,7 @@ public final class DefaultsPostgresSync: Service, Sendable {
     /// cannot be reached (refused, timed out, restarting, the connection lost), it retries with
     /// back-off, 0.1 s growing to 5 s apart, and logs one line when that starts.
     ///
-    /// - Throws: ``DefaultsError`` for what retrying cannot cure — `.invalidConfiguration`
+    /// - Throws: `DefaultsError` for what retrying cannot cure — `.invalidConfiguration`
     ///   (an invalid table name), `.remoteRejected` (bad credentials, no such database, no
     ///   permission to create or write the table), `.incompatibleTable` (a table of another
     ///   shape), `.closed` (the store was closed), `.databaseReplaced` (its file was moved

@@ -3,7 +3,7 @@ import PostgresNIO
 import SQLiteDefaults
 import _ConnectionPoolModule
 
-/// Turns what PostgresNIO, NIO and the pool throw into ``DefaultsError``: `.unreachable` for
+/// Turns what PostgresNIO, NIO and the pool throw into `DefaultsError`: `.unreachable` for
 /// what retrying may cure, `.remoteRejected` for an answer that will not change by itself,
 /// `.incompatibleTable` for a table of another shape. Messages are one line and never carry
 /// the password (PostgresNIO's own descriptions hide the server's text on purpose).

@@ -42,7 +42,7 @@ struct FleetTable: Sendable {
     /// for this connection (an existing table found through `search_path`, else the schema
     /// `CREATE TABLE` would use, `current_schema()`), so `spell` and `public.spell` are one
     /// table with one channel and one creation lock.
-    /// - Throws: ``DefaultsError`` `.invalidConfiguration` when the named schema does not
+    /// - Throws: `DefaultsError` `.invalidConfiguration` when the named schema does not
     ///   exist, or when `search_path` names no existing schema; or the connection's errors.
     func resolve(on connection: PostgresConnection) async throws -> FleetTable {
         var binds = PostgresBindings(capacity: 2)
@@ -70,7 +70,7 @@ struct FleetTable: Sendable {
     /// A different identity than last time means another table (dropped and created again,
     /// or another server): the local file then joins it as a new member. Call it on a
     /// resolved table (``resolve(on:)``).
-    /// - Throws: ``DefaultsError`` `.incompatibleTable` for a table of another shape, or the
+    /// - Throws: `DefaultsError` `.incompatibleTable` for a table of another shape, or the
     ///   connection's errors.
     func prepare(on connection: PostgresConnection) async throws -> String {
         do {

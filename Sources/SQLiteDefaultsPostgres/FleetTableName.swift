@@ -15,7 +15,7 @@ struct FleetTableName: Sendable, Hashable, CustomStringConvertible {
 
     /// Accepts `table` or `schema.table`, each part a letter or underscore followed by letters,
     /// digits or underscores, at most 63 bytes (PostgreSQL's identifier limit).
-    /// - Throws: ``DefaultsError`` with code `.invalidConfiguration` naming the rule broken.
+    /// - Throws: `DefaultsError` with code `.invalidConfiguration` naming the rule broken.
     init(_ name: String) throws {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard (1...2).contains(parts.count) else {

@@ -25,12 +25,13 @@ public enum PostgresPassword {
     /// Returns `url` with the password found (or `url` itself when it has one, or none is found).
     ///
     /// - Parameters:
+    ///   - url: the server's address, with or without a password.
     ///   - passwordFile: a file holding the password on its first line (a trailing newline is
     ///     not part of it), checked before `PGPASSWORD`.
     ///   - environment: where `PGPASSWORD`, `PGPASSFILE` and `HOME` are read.
     ///   - warn: called with one line for each thing worth a warning: a password in the URL,
     ///     a `.pgpass` ignored for its permissions. Never with a password.
-    /// - Throws: ``DefaultsError`` `.invalidConfiguration` when `passwordFile` is missing,
+    /// - Throws: `DefaultsError` `.invalidConfiguration` when `passwordFile` is missing,
     ///   unreadable, not a regular file, empty, or readable by group or others.
     public static func resolve(for url: PostgresURL, passwordFile: String? = nil,
                                environment: [String: String] = ProcessInfo.processInfo.environment,

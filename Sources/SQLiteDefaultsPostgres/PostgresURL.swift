@@ -39,7 +39,7 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
     private(set) var connectionConfiguration: PostgresConnection.Configuration
 
     /// Parses `string`.
-    /// - Throws: ``DefaultsError`` with code `.invalidConfiguration` and a message naming what
+    /// - Throws: `DefaultsError` with code `.invalidConfiguration` and a message naming what
     ///   is wrong (scheme, user, host, port, database, or a parameter), never echoing the password.
     public init(_ string: String) throws {
         guard let components = URLComponents(string: string), let scheme = components.scheme else {

@@ -1,5 +1,5 @@
 /// One persisted property's key, as `@ObservableDefaults` generates it: a recipe that builds
-/// the ``DefaultsKey`` once the run-time prefix is known, and the key it built.
+/// the `DefaultsKey` once the run-time prefix is known, and the key it built.
 ///
 /// Generated code only; you never write this yourself. For a property
 /// `var name = "Guest"` the macro emits a peer

@@ -31,10 +31,12 @@ public final class ObservableDefaultsStorage {
 
     /// Uses `store` from now on, and ends the observations made on any store bound before.
     ///
-    /// - Parameter observesStore: `true` when ``observe(_:for:_:)`` will be called for every
-    ///   persisted property: the store's notifications then announce every change, this
-    ///   object's own writes included, exactly once and after the commit. `false`
-    ///   (`ignoreExternalChanges`): the setters announce this object's writes themselves.
+    /// - Parameters:
+    ///   - store: the store the object's properties are read from and written to.
+    ///   - observesStore: `true` when ``observe(_:for:_:)`` will be called for every
+    ///     persisted property: the store's notifications then announce every change, this
+    ///     object's own writes included, exactly once and after the commit. `false`
+    ///     (`ignoreExternalChanges`): the setters announce this object's writes themselves.
     public func bind(to store: DefaultsStore, observesStore: Bool) {
         observations.removeAll()
         boundStore = store
