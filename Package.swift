@@ -256,6 +256,22 @@ if ProcessInfo.processInfo.environment["SQLITEDEFAULTS_WITHOUT_FLEET"] != nil {
     }
 }
 
+// Scripts/sanitize.sh also sets SQLITEDEFAULTS_ENGINE_ONLY: the sanitizer runs check the engine
+// and reliability suites, so their builds keep only what those suites need — no macros
+// (swift-syntax), no swift-configuration, service-lifecycle or `prefs`.
+if ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ENGINE_ONLY"] != nil {
+    let engineTargets: Set<String> = [
+        "CSQLiteDefaults", "MigrationEmbedder", "EmbedMigrations", "SQLiteDefaults", "SanitizerMutex", "ChildProcesses",
+        "DefaultsTestSupport", "DefaultsTestHelper", "ReliabilityHelper", "SQLiteDefaultsTests", "SQLiteDefaultsReliabilityTests",
+    ]
+    package.targets.removeAll { !engineTargets.contains($0.name) }
+    package.products.removeAll { $0.name != "SQLiteDefaults" }
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
+        return !(location.hasSuffix("/swift-log") || location.hasSuffix("/swift-property-based"))
+    }
+}
+
 // The DocC plugin only when documentation is generated, so users never resolve it:
 //   SQLITEDEFAULTS_GENERATE_DOCS=1 swift package generate-documentation --target SQLiteDefaults
 // (SWIFT_PREVIEW_DOCS, as swift-configuration spells it, works too.)
