@@ -42,8 +42,11 @@ struct WatchTableTests {
         func watch(_ path: String) -> Int32? { state.withLock { $0.watches[path] } }
     }
 
-    private func looks(_ effects: WatchTable.Effects) -> [String] {
-        effects.looks.map { "\($0.id):\($0.event)" }
+    /// What `events` asks of the monitor: the looks ("id:event") and the files that lost their watches.
+    private func apply(_ events: [FileEvent], _ table: inout WatchTable, _ source: FakeSource) -> (looks: [String], lost: [UInt64]) {
+        var looks: [String] = [], lost: [UInt64] = []
+        table.apply(events, source: source, lost: { lost.append($0) }, look: { looks.append("\($0):\($1)") })
+        return (looks, lost)
     }
 
     @Test("files in one directory share its watch, which goes with the last of them")
@@ -71,11 +74,14 @@ struct WatchTableTests {
         #expect(table.armWalWatch(1, source: source) == nil)
         let wal = try #require(source.watch("/d/a.sqlite-wal"))
         let event = FileEvent(watch: wal, kinds: .written, name: "")
-        #expect(looks(table.apply([event], source: source)) == ["1:filesChanged"])
+        let looks1 = apply([event], &table, source).looks
+        #expect(looks1 == ["1:filesChanged"])
         // Fired: a second event on that number is not this file's any more.
-        #expect(looks(table.apply([event], source: source)).isEmpty)
+        let looks2 = apply([event], &table, source).looks
+        #expect(looks2.isEmpty)
         #expect(table.armWalWatch(1, source: source) == nil)
-        #expect(looks(table.apply([event], source: source)) == ["1:filesChanged"])
+        let looks3 = apply([event], &table, source).looks
+        #expect(looks3 == ["1:filesChanged"])
     }
 
     @Test("a missing -wal is armed once the directory sees it created; any other refusal means polling")
@@ -95,7 +101,8 @@ struct WatchTableTests {
         #expect(source.watch("/d/a.sqlite-wal") == nil)
         let directory = try #require(source.watch("/d"))
         let created = FileEvent(watch: directory, kinds: .created, name: "a.sqlite-wal")
-        #expect(looks(table.apply([created], source: source)) == ["1:filesChanged"])
+        let looks4 = apply([created], &table, source).looks
+        #expect(looks4 == ["1:filesChanged"])
         #expect(table.armWalWatch(1, source: source) == nil)
         #expect(source.watch("/d/a.sqlite-wal") != nil)
     }
@@ -110,14 +117,18 @@ struct WatchTableTests {
         _ = table.watchDirectory(of: 2, source: source)
         let d = try #require(source.watch("/d"))
         let e = try #require(source.watch("/e"))
-        #expect(looks(table.apply([FileEvent(watch: d, kinds: .movedIn, name: "a.sqlite")], source: source)) == ["1:databaseFileEvent"])
-        #expect(looks(table.apply([FileEvent(watch: d, kinds: .closedAfterWriting, name: "a.sqlite")], source: source)) == ["1:filesChanged"])
-        #expect(looks(table.apply([FileEvent(watch: d, kinds: .created, name: "a.sqlite-journal")], source: source)) == ["1:filesChanged"])
-        #expect(looks(table.apply([FileEvent(watch: d, kinds: .created, name: "unrelated")], source: source)).isEmpty)
-        let gone = table.apply([FileEvent(watch: e, kinds: .watchRemoved, name: "")], source: source)
-        #expect(looks(gone) == ["2:databaseFileEvent"])
-        #expect(gone.lostWatches == [2])
-        let overflow = table.apply([FileEvent(watch: -1, kinds: .overflow, name: "")], source: source)
-        #expect(Set(looks(overflow)) == ["1:databaseFileEvent", "2:databaseFileEvent"])
+        let looks5 = apply([FileEvent(watch: d, kinds: .movedIn, name: "a.sqlite")], &table, source).looks
+        #expect(looks5 == ["1:databaseFileEvent"])
+        let looks6 = apply([FileEvent(watch: d, kinds: .closedAfterWriting, name: "a.sqlite")], &table, source).looks
+        #expect(looks6 == ["1:filesChanged"])
+        let looks7 = apply([FileEvent(watch: d, kinds: .created, name: "a.sqlite-journal")], &table, source).looks
+        #expect(looks7 == ["1:filesChanged"])
+        let looks8 = apply([FileEvent(watch: d, kinds: .created, name: "unrelated")], &table, source).looks
+        #expect(looks8.isEmpty)
+        let gone = apply([FileEvent(watch: e, kinds: .watchRemoved, name: "")], &table, source)
+        #expect(gone.looks == ["2:databaseFileEvent"])
+        #expect(gone.lost == [2])
+        let overflow = apply([FileEvent(watch: -1, kinds: .overflow, name: "")], &table, source)
+        #expect(Set(overflow.looks) == ["1:databaseFileEvent", "2:databaseFileEvent"])
     }
 }

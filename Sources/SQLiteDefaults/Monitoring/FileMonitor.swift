@@ -133,10 +133,10 @@ final class FileMonitor: Sendable {
             }
             let now2 = Self.now()
             let due = state.withLock { state in state.takeDue(source: source, now: now2) }
-            for (run, handler) in due {
-                let outcome = handler(run.event)
+            for entry in due {
+                let outcome = entry.handler(entry.run.event)
                 let finished = Self.now()
-                state.withLock { state in state.scheduler.finished(run, outcome: outcome, now: finished) }
+                state.withLock { state in state.scheduler.finished(entry.run, outcome: outcome, now: finished) }
             }
         }
     }
@@ -147,6 +147,12 @@ final class FileMonitor: Sendable {
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
+}
+
+/// One handler call the thread is about to make.
+private struct Due {
+    let run: MonitorScheduler.Run
+    let handler: @Sendable (MonitorEvent) -> MonitorOutcome
 }
 
 /// The monitor's state, behind its lock: the two halves and what joins them.
@@ -160,25 +166,31 @@ private struct State {
 
     /// Turns events into looks; files whose directory went away are polled from now on.
     mutating func apply(_ events: [FileEvent], source: any FileEventSource, now: UInt64) {
-        let effects = table.apply(events, source: source)
+        Self.route(events, source: source, now: now, table: &table, scheduler: &scheduler)
+    }
+
+    /// `apply` with the two halves as separate arguments, so the table's callbacks may change
+    /// the scheduler while the table itself is being changed.
+    private static func route(_ events: [FileEvent], source: any FileEventSource, now: UInt64,
+                              table: inout WatchTable, scheduler: inout MonitorScheduler) {
         let interval = MonitorScheduler.nanoseconds(FileMonitor.fallbackPollInterval)
-        for id in effects.lostWatches { scheduler.startPolling(id, every: interval, now: now) }
-        for look in effects.looks { scheduler.mark(look.id, look.event, now: now) }
+        table.apply(events, source: source,
+                    lost: { scheduler.startPolling($0, every: interval, now: now) },
+                    look: { scheduler.mark($0, $1, now: now) })
     }
 
     /// The handler calls due now. Each file's `-wal` watch is re-armed before its handler runs,
     /// so a commit that starts from now on raises an event of its own.
-    mutating func takeDue(source: any FileEventSource, now: UInt64)
-        -> [(MonitorScheduler.Run, @Sendable (MonitorEvent) -> MonitorOutcome)] {
-        let runs = scheduler.takeDue(now: now)
-        var due: [(MonitorScheduler.Run, @Sendable (MonitorEvent) -> MonitorOutcome)] = []
-        due.reserveCapacity(runs.count)
-        for run in runs {
-            guard let handler = handlers[run.id] else { continue }
-            if !scheduler.isPolled(run.id), table.armWalWatch(run.id, source: source) != nil {
-                scheduler.startPolling(run.id, every: MonitorScheduler.nanoseconds(FileMonitor.fallbackPollInterval), now: now)
+    mutating func takeDue(source: any FileEventSource, now: UInt64) -> [Due] {
+        var due: [Due] = []
+        let handlers = handlers
+        scheduler.takeDue(now: now) { run in
+            if let handler = handlers[run.id] { due.append(Due(run: run, handler: handler)) }
+        }
+        for entry in due where !scheduler.isPolled(entry.run.id) {
+            if table.armWalWatch(entry.run.id, source: source) != nil {
+                scheduler.startPolling(entry.run.id, every: MonitorScheduler.nanoseconds(FileMonitor.fallbackPollInterval), now: now)
             }
-            due.append((run, handler))
         }
         return due
     }

@@ -9,9 +9,15 @@ import Glibc
 /// The kernel allows 128 inotify instances per user across all of that user's processes (and
 /// a larger number of watches), so the process makes one of these, shared by every store (see
 /// ``FileMonitor``). Its descriptors are never closed: they live as long as the process.
-struct InotifyEventSource: FileEventSource {
+struct InotifyEventSource: FileEventSource, @unchecked Sendable {
+    // @unchecked Sendable: the descriptors are immutable numbers, and `buffer`'s memory is read
+    // and written only by `wait`, which only the monitor thread calls (see FileEventSource).
     private let inotify: Int32
     private let wakeDescriptor: Int32
+    /// Where events are read into: made once (like the descriptors, it lives as long as the
+    /// process), so a wake-up allocates nothing for it. Larger than one event with the longest
+    /// name, so a read never fails with EINVAL.
+    private let buffer: UnsafeMutableRawBufferPointer
 
     /// Either the source, or why the kernel refused one (the per-user instance limit, say).
     static func make() -> Result<InotifyEventSource, WatchRefusal> {
@@ -33,6 +39,7 @@ struct InotifyEventSource: FileEventSource {
     private init(inotify: Int32, wakeDescriptor: Int32) {
         self.inotify = inotify
         self.wakeDescriptor = wakeDescriptor
+        buffer = .allocate(byteCount: 64 * 1024, alignment: 8)
     }
 
     var unavailableReason: String? { nil }
@@ -79,23 +86,20 @@ struct InotifyEventSource: FileEventSource {
     /// Every event queued now (the descriptor is non-blocking).
     private func drain() -> [FileEvent] {
         var events: [FileEvent] = []
-        // Larger than one event with the longest name, so a read never fails with EINVAL.
-        withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 8) { buffer in
-            while true {
-                let count = read(inotify, buffer.baseAddress, buffer.count)
-                if count <= 0 { break }
-                let bytes = UnsafeRawBufferPointer(buffer)
-                var offset = 0
-                // struct inotify_event: int wd; uint32_t mask, cookie, len; char name[len].
-                while offset + 16 <= count {
-                    let watch = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                    let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                    let nameBytes = bytes[(offset + 16)..<min(offset + 16 + length, count)]
-                    offset += 16 + length
-                    events.append(FileEvent(watch: watch, kinds: Self.kinds(mask),
-                                            name: String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)))
-                }
+        let bytes = UnsafeRawBufferPointer(buffer)
+        while true {
+            let count = read(inotify, buffer.baseAddress, buffer.count)
+            if count <= 0 { break }
+            var offset = 0
+            // struct inotify_event: int wd; uint32_t mask, cookie, len; char name[len].
+            while offset + 16 <= count {
+                let watch = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                let nameBytes = bytes[(offset + 16)..<min(offset + 16 + length, count)]
+                offset += 16 + length
+                events.append(FileEvent(watch: watch, kinds: Self.kinds(mask),
+                                        name: String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)))
             }
         }
         return events

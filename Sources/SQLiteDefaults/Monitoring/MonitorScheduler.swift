@@ -136,6 +136,14 @@ struct MonitorScheduler {
 
     /// The runs due at `now`; their files are marked running until ``finished(_:outcome:now:)``.
     mutating func takeDue(now: UInt64) -> [Run] {
+        var due: [Run] = []
+        takeDue(now: now) { due.append($0) }
+        return due
+    }
+
+    /// The runs due at `now`, each handed to `body` (the monitor builds its own list with no
+    /// second one in between); their files are marked running until ``finished(_:outcome:now:)``.
+    mutating func takeDue(now: UInt64, _ body: (Run) -> Void) {
         var dueIDs: [UInt64] = []
         var taken = Set<UInt64>()
         while let first = deadlines.first, first.deadline <= now {
@@ -143,8 +151,6 @@ struct MonitorScheduler {
             // A file planned twice with one deadline is taken once.
             if isCurrent(first), taken.insert(first.id).inserted { dueIDs.append(first.id) }
         }
-        var due: [Run] = []
-        due.reserveCapacity(dueIDs.count)
         for id in dueIDs {
             guard var entry = entries.removeValue(forKey: id) else { continue }
             let event: MonitorEvent
@@ -160,9 +166,8 @@ struct MonitorScheduler {
             entry.nextRun = nil
             entry.isRunning = true
             entries[id] = entry
-            due.append(Run(id: id, event: event, fromEvent: fromEvent))
+            body(Run(id: id, event: event, fromEvent: fromEvent))
         }
-        return due
     }
 
     /// Plans the file's next look after its handler answered `outcome` at `now`.

@@ -20,14 +20,6 @@ struct WatchTable {
         var walMissing = false
     }
 
-    /// What a batch of events asks of the monitor.
-    struct Effects {
-        /// Files to look, in the order the events came.
-        var looks: [(id: UInt64, event: MonitorEvent)] = []
-        /// Files whose directory went away: they can only be polled now.
-        var lostWatches: [UInt64] = []
-    }
-
     private var entries: [UInt64: Entry] = [:]
     /// Directory watches by path, and the files of each (by database file name).
     private var directoryWatches: [String: Int32] = [:]
@@ -95,13 +87,15 @@ struct WatchTable {
         }
     }
 
-    /// Which files must look after `events`, and which lost their watches.
-    mutating func apply(_ events: [FileEvent], source: any FileEventSource) -> Effects {
-        var effects = Effects()
+    /// Tells, in the order of `events`, which files must look (`look`) and which lost their
+    /// directory watch and can only be polled from now on (`lost`, before that file's look).
+    /// Closures rather than a returned list: a wake-up allocates nothing for them.
+    mutating func apply(_ events: [FileEvent], source: any FileEventSource,
+                        lost: (UInt64) -> Void, look: (UInt64, MonitorEvent) -> Void) {
         for event in events {
             if event.kinds.contains(.overflow) {
                 // Events were lost: every file looks.
-                for id in entries.keys { effects.looks.append((id, .databaseFileEvent)) }
+                for id in entries.keys { look(id, .databaseFileEvent) }
                 continue
             }
             if let ids = walWatches[event.watch] {
@@ -110,7 +104,7 @@ struct WatchTable {
                 walWatches[event.watch] = nil
                 for id in ids where entries[id]?.walWatch == event.watch {
                     entries[id]?.walWatch = nil
-                    if event.kinds.contains(.written) { effects.looks.append((id, .filesChanged)) }
+                    if event.kinds.contains(.written) { look(id, .filesChanged) }
                 }
                 continue
             }
@@ -121,15 +115,15 @@ struct WatchTable {
                 directoryWatches = directoryWatches.filter { $0.value != event.watch }
                 for id in byName.values.joined() {
                     entries[id]?.directoryWatch = nil
-                    effects.lostWatches.append(id)
-                    effects.looks.append((id, .databaseFileEvent))
+                    lost(id)
+                    look(id, .databaseFileEvent)
                 }
                 continue
             }
             let name = event.name
             if let ids = byName[name] {
                 let structural = !event.kinds.isDisjoint(with: .structural)
-                for id in ids { effects.looks.append((id, structural ? .databaseFileEvent : .filesChanged)) }
+                for id in ids { look(id, structural ? .databaseFileEvent : .filesChanged) }
             } else if name.hasSuffix("-wal"), let ids = byName[String(name.dropLast(4))] {
                 for id in ids {
                     entries[id]?.walMissing = false
@@ -138,13 +132,12 @@ struct WatchTable {
                         entries[id]?.walWatch = nil
                         dropWalWatch(old, for: id, source: source)
                     }
-                    effects.looks.append((id, .filesChanged))
+                    look(id, .filesChanged)
                 }
             } else if name.hasSuffix("-journal"), let ids = byName[String(name.dropLast(8))] {
-                for id in ids { effects.looks.append((id, .filesChanged)) }
+                for id in ids { look(id, .filesChanged) }
             }
         }
-        return effects
     }
 
     private mutating func dropWalWatch(_ watch: Int32, for id: UInt64, source: any FileEventSource) {
