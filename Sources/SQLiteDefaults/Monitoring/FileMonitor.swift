@@ -11,9 +11,9 @@ import Synchronization
 /// thread one at a time, with no lock held.
 ///
 /// On Linux the source is ``InotifyEventSource``. Where there is none — another platform, the
-/// kernel refused an inotify instance, or `SQLITEDEFAULTS_MONITOR=polling` forced it — it is
-/// ``PollingEventSource``, and every file is polled. A file the kernel refuses to watch is
-/// polled too; the first fallback of the process is logged.
+/// kernel refused the eventfd, or `SQLITEDEFAULTS_MONITOR=polling` forced it — it is
+/// ``PollingEventSource``, and every file is polled. A file inotify cannot watch (no instance
+/// for this user, the watch limit) is polled too; the first fallback of the process is logged.
 ///
 /// The thread and the source live as long as the process: stores come and go by registering
 /// and unregistering, so releasing a store anywhere closes nothing another thread may still be

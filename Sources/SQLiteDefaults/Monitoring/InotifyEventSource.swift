@@ -1,6 +1,7 @@
 #if os(Linux) && canImport(Glibc)
 import CSQLiteDefaults
 import Glibc
+import Synchronization
 
 /// The Linux ``FileEventSource``: one inotify instance for the watches and one eventfd for
 /// wake-ups, waited on together with `ppoll`. The only file of the package that calls inotify,
@@ -8,43 +9,64 @@ import Glibc
 ///
 /// The kernel allows 128 inotify instances per user across all of that user's processes (and
 /// a larger number of watches), so the process makes one of these, shared by every store (see
-/// ``FileMonitor``). Its descriptors are never closed: they live as long as the process.
-struct InotifyEventSource: FileEventSource, @unchecked Sendable {
-    // @unchecked Sendable: the descriptors are immutable numbers, and `buffer`'s memory is read
-    // and written only by `wait`, which only the monitor thread calls (see FileEventSource).
-    private let inotify: Int32
+/// ``FileMonitor``). The instance is made when the first store asks for file events, so a
+/// process whose stores all poll holds none. Its descriptors are never closed: they live as
+/// long as the process.
+final class InotifyEventSource: FileEventSource, @unchecked Sendable {
+    // @unchecked Sendable: `wakeDescriptor` and `buffer` are never reassigned; `buffer`'s memory
+    // is read and written only by `wait`, which only the monitor thread calls (see
+    // FileEventSource); the inotify instance is behind `instance`'s Mutex and `descriptor`.
     private let wakeDescriptor: Int32
-    /// Where events are read into: made once (like the descriptors, it lives as long as the
-    /// process), so a wake-up allocates nothing for it. Larger than one event with the longest
-    /// name, so a read never fails with EINVAL.
+    /// Where events are read into: made once (it lives as long as the process), so a wake-up
+    /// allocates nothing for it. Larger than one event with the longest name, so a read never
+    /// fails with EINVAL.
     private let buffer: UnsafeMutableRawBufferPointer
+    /// The inotify instance once asked for, or why the kernel refused it (the per-user
+    /// instance limit, say); nil before any store asked for file events.
+    private let instance = Mutex<Result<Int32, WatchRefusal>?>(nil)
+    /// The instance's descriptor for `wait` (-1 until made: `ppoll` ignores it). A registration
+    /// that makes it wakes the thread afterwards, so the next wait includes it.
+    private let descriptor = Atomic<Int32>(-1)
 
-    /// Either the source, or why the kernel refused one (the per-user instance limit, say).
+    /// The source, or why the kernel refused its wake-up descriptor.
     static func make() -> Result<InotifyEventSource, WatchRefusal> {
-        // Close-on-exec and non-blocking in one call each, so a child spawned meanwhile by
-        // another thread never inherits them.
+        // Close-on-exec and non-blocking in one call, so a child spawned meanwhile by another
+        // thread never inherits it.
         let wakeDescriptor = csqlitedefaults_eventfd()
         guard wakeDescriptor >= 0 else {
-            return .failure(refusal("the monitor's wake-up descriptor could not be made (eventfd)"))
+            return .failure(refusal("the monitor's wake-up descriptor could not be made"))
         }
-        let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard inotify >= 0 else {
-            let refusal = refusal("inotify_init1")
-            close(wakeDescriptor)
-            return .failure(refusal)
-        }
-        return .success(InotifyEventSource(inotify: inotify, wakeDescriptor: wakeDescriptor))
+        return .success(InotifyEventSource(wakeDescriptor: wakeDescriptor))
     }
 
-    private init(inotify: Int32, wakeDescriptor: Int32) {
-        self.inotify = inotify
+    private init(wakeDescriptor: Int32) {
         self.wakeDescriptor = wakeDescriptor
         buffer = .allocate(byteCount: 64 * 1024, alignment: 8)
     }
 
-    var unavailableReason: String? { nil }
+    /// The inotify instance, made at the first call (a refusal is kept: it is not tried again).
+    private func inotify() -> Result<Int32, WatchRefusal> {
+        instance.withLock { instance in
+            if let instance { return instance }
+            let made = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            let result: Result<Int32, WatchRefusal> = made >= 0 ? .success(made) : .failure(Self.refusal("inotify_init1"))
+            if made >= 0 { descriptor.store(made, ordering: .releasing) }
+            instance = result
+            return result
+        }
+    }
+
+    var unavailableReason: String? {
+        if case .failure(let refusal) = inotify() { return refusal.description }
+        return nil
+    }
 
     func addWatch(_ path: String, for kind: WatchKind) -> Result<Int32, WatchRefusal> {
+        let inotify: Int32
+        switch self.inotify() {
+        case .success(let made): inotify = made
+        case .failure(let refusal): return .failure(refusal)
+        }
         let mask: UInt32 = switch kind {
         // Structural events only: `IN_MODIFY` on a directory would make every write to any
         // file in it build an event.
@@ -58,6 +80,8 @@ struct InotifyEventSource: FileEventSource, @unchecked Sendable {
     }
 
     func removeWatch(_ watch: Int32) {
+        let inotify = descriptor.load(ordering: .acquiring)
+        guard inotify >= 0 else { return }
         _ = inotify_rm_watch(inotify, watch)
     }
 
@@ -68,6 +92,7 @@ struct InotifyEventSource: FileEventSource, @unchecked Sendable {
     }
 
     func wait(timeout: UInt64?) -> [FileEvent] {
+        let inotify = descriptor.load(ordering: .acquiring)
         var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
         _ = csqlitedefaults_poll(&descriptors, 2, timeout.map { Int64(clamping: $0) } ?? -1)
@@ -75,7 +100,7 @@ struct InotifyEventSource: FileEventSource, @unchecked Sendable {
             var count: UInt64 = 0
             _ = read(wakeDescriptor, &count, 8)
         }
-        return descriptors[1].revents != 0 ? drain() : []
+        return inotify >= 0 && descriptors[1].revents != 0 ? drain(inotify) : []
     }
 
     func wake() {
@@ -84,7 +109,7 @@ struct InotifyEventSource: FileEventSource, @unchecked Sendable {
     }
 
     /// Every event queued now (the descriptor is non-blocking).
-    private func drain() -> [FileEvent] {
+    private func drain(_ inotify: Int32) -> [FileEvent] {
         var events: [FileEvent] = []
         let bytes = UnsafeRawBufferPointer(buffer)
         while true {

@@ -3,8 +3,8 @@ import Foundation
 /// The portable ``FileEventSource``: it watches nothing, so the monitor polls every store
 /// (`PRAGMA data_version` and the files' stamps, on a timer), and its thread sleeps on a
 /// condition until the next poll is due or a registration wakes it. Used where the platform has
-/// no event source, where the kernel refused one, and everywhere when the process forced the
-/// polling monitor (`SQLITEDEFAULTS_MONITOR=polling`, see ``FileMonitor/forcesPolling``).
+/// no event source, where Linux refused the monitor its eventfd, and everywhere when the
+/// process forced the polling monitor (`SQLITEDEFAULTS_MONITOR=polling`, see ``FileMonitor/forcesPolling``).
 ///
 /// Only POSIX-level Foundation: this is the monitor a port starts from.
 final class PollingEventSource: FileEventSource, @unchecked Sendable {
