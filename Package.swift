@@ -9,7 +9,7 @@ import Foundation
 
 let package = Package(
     name: "SQLiteDefaults",
-    platforms: [.macOS(.v15)],
+    // No `platforms`: Linux is the one platform built and tested (README, "Requirements").
     products: [
         .library(name: "SQLiteDefaults", targets: ["SQLiteDefaults"]),
         .library(name: "SQLiteDefaultsObservable", targets: ["SQLiteDefaultsObservable"]),

@@ -10,7 +10,7 @@ import PackageDescription
 
 let package = Package(
     name: "SQLiteDefaultsBenchmarks",
-    platforms: [.macOS(.v15)],
+    // No `platforms`: like the library, built and run on Linux only.
     dependencies: [
         .package(name: "SQLiteDefaults", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),

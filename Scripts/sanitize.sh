@@ -22,6 +22,8 @@ export SOAK_SECONDS="${SOAK_SECONDS:-15}"
 export SQLITEDEFAULTS_SLOW_TESTS="${SQLITEDEFAULTS_SLOW_TESTS:-1}"
 # The manifest leaves the fleet (postgres-nio, BoringSSL) out of these builds: see Package.swift.
 export SQLITEDEFAULTS_WITHOUT_FLEET=1
+# And only the engine, its helpers and its two suites (no macros, no serving products, no prefs).
+export SQLITEDEFAULTS_ENGINE_ONLY=1
 # halt_on_error: the first report ends the process with a non-zero status, so no race
 # slips by in a child process whose stderr nobody reads.
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}"

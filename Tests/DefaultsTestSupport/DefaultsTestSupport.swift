@@ -299,6 +299,11 @@ public enum ProcessResources {
     }
 }
 
+/// Whether this run forced the portable polling monitor (`SQLITEDEFAULTS_MONITOR=polling`, as
+/// `.ci/run` runs the observation suites a second time): tests of inotify-specific behaviour
+/// (one instance, a watched directory) are then skipped, with a message that says so.
+public let monitorForcedToPoll = ProcessInfo.processInfo.environment["SQLITEDEFAULTS_MONITOR"] == "polling"
+
 /// CLOCK_REALTIME in nanoseconds: comparable with the time stamps other processes print.
 public func realtimeNanoseconds() -> Int64 {
     var now = timespec()

@@ -34,7 +34,8 @@ struct EngineInternalsTests {
         #expect(count >= 5, "safety polls in 1.5 s of unrelated events: \(count)")
     }
 
-    @Test("safety polls of many files are spread out (one per interval per file at most, one per spacing in all), and come back to full rate when the others go")
+    @Test("safety polls of many files are spread out (one per interval per file at most, one per spacing in all), and come back to full rate when the others go",
+          .disabled(if: monitorForcedToPoll, "SQLITEDEFAULTS_MONITOR=polling: safety polls are for files watched through inotify; polled files are looked at every 100 ms"))
     func safetyPollsOfManyFilesAreSpreadOut() async throws {
         let directory = try TemporaryDirectory()
         // An interval no other test uses, so only these files share its timeline.
