@@ -9,7 +9,7 @@ import Foundation
 
 let package = Package(
     name: "SQLiteDefaults",
-    // No `platforms`: Linux is the one platform built and tested (README, "Requirements").
+    // No `platforms`: Linux is the one platform built and tested (README, "Platforms and requirements").
     products: [
         .library(name: "SQLiteDefaults", targets: ["SQLiteDefaults"]),
         .library(name: "SQLiteDefaultsObservable", targets: ["SQLiteDefaultsObservable"]),

@@ -16,7 +16,7 @@ let rootIdentity = root.lastPathComponent.lowercased()
 
 let package = Package(
     name: "FeatureFlags",
-    platforms: [.macOS(.v15)],
+    // No `platforms`: like the library, built and tested on Linux only.
     dependencies: [
         .package(path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
