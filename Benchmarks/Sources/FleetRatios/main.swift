@@ -23,37 +23,6 @@ import SQLiteDefaultsPostgres
 //   - cost: `set` of an Int on a store whose sync runs / on a store without one, interleaved
 //     rounds, ratio of the medians; diagnosis rows say where a difference comes from.
 
-struct Options {
-    var smoke = false
-    var only: Set<String>?
-
-    init(_ arguments: [String]) {
-        var iterator = arguments.makeIterator()
-        while let argument = iterator.next() {
-            switch argument {
-            case "--smoke": smoke = true
-            case "--only": only = Set((iterator.next() ?? "").split(separator: ",").map(String.init))
-            case "-h", "--help":
-                print("usage: FLEET_POSTGRES_URL=postgres://USER@HOST:PORT/DB FleetRatios [--smoke] [--only latency,burst,cost]")
-                exit(0)
-            default:
-                progress("FleetRatios: unknown argument \(argument)")
-                exit(2)
-            }
-        }
-    }
-
-    func wants(_ group: String) -> Bool { only?.contains(group) ?? true }
-}
-
-struct Row {
-    var path: String
-    var result: String
-    var target: String = ""
-    var verdict: String = ""
-    var detail: String = ""
-}
-
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 let smoke = options.smoke
 guard let urlText = ProcessInfo.processInfo.environment["FLEET_POSTGRES_URL"], !urlText.isEmpty else {
@@ -213,7 +182,7 @@ do {
             for counter in counters { counter.expect(burstWrites) }
             let burstObservations = zip(receivers, counters).map { machine, counter in
                 machine.store.observeAll { change in
-                    if change.key.hasPrefix(prefix), change.value != nil { counter.heard() }
+                    if change.key.hasPrefix(prefix), change.newValue != nil { counter.heard() }
                 }
             }
             let keys = (0..<burstWrites).map { DefaultsKey<Int>(prefix + String(format: "%04d", $0), default: 0) }
