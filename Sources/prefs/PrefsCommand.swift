@@ -5,7 +5,7 @@ import SQLiteDefaults
 
 /// `prefs`: read, write and watch SQLiteDefaults preferences from the shell.
 @main
-struct PrefsCommand: AsyncParsableCommand {
+struct PrefsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prefs",
         abstract: "Read, write and watch the preferences in a SQLiteDefaults database.",
@@ -54,20 +54,47 @@ struct PrefsCommand: AsyncParsableCommand {
     /// Runs the command line and exits, reporting every failure as one `prefs: …` line.
     ///
     /// Replaces ArgumentParser's `main()`, whose usage errors span several lines and start
-    /// with `Error:`; help and `--version` still print in full on standard output.
-    static func main() async {
-        let code = await run(arguments: Array(CommandLine.arguments.dropFirst()))
-        Foundation.exit(code)
+    /// with `Error:`; help and `--version` still print in full on standard output. Commands
+    /// that finish at once (`read`, `write`, `list`, …) run on the main thread: a script that
+    /// calls `prefs` twenty times should not pay twenty starts of the concurrency runtime's
+    /// thread pool. Only `watch`, `sync` and `demo` run as async commands.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let command: any ParsableCommand
+        do {
+            command = try parse(arguments)
+        } catch {
+            Foundation.exit(report(error))
+        }
+        if command is any AsyncParsableCommand {
+            // Parsed again inside the task: a parsed command is not Sendable, its arguments are.
+            Task { Foundation.exit(await run(arguments: arguments)) }
+            dispatchMain()
+        }
+        var synchronous = command
+        do {
+            try synchronous.run()
+            Foundation.exit(0)
+        } catch {
+            Foundation.exit(report(error))
+        }
+    }
+
+    /// The command `arguments` name, parsed.
+    /// - Throws: `PrefsError` for an unknown command; ArgumentParser's errors (and its clean
+    ///   exits for `--help` and `--version`) for the rest.
+    static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        if let unknown = unknownCommand(in: arguments) {
+            let names = visibleCommandNames.joined(separator: ", ")
+            throw PrefsError("unknown command \(ValueFormatting.quoted(unknown)) (commands: \(names))", exitCode: ExitCode.validationFailure.rawValue)
+        }
+        return try parseAsRoot(arguments)
     }
 
     /// Parses and runs `arguments`; returns the exit status after printing any error.
     static func run(arguments: [String]) async -> Int32 {
         do {
-            if let unknown = unknownCommand(in: arguments) {
-                let names = visibleCommandNames.joined(separator: ", ")
-                throw PrefsError("unknown command \(ValueFormatting.quoted(unknown)) (commands: \(names))", exitCode: ExitCode.validationFailure.rawValue)
-            }
-            var command = try parseAsRoot(arguments)
+            var command = try parse(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -100,6 +100,8 @@ enum WalOwnership {
 
     /// Why the identity seen through the log differs from the one in the main file, or nil.
     static func identityMismatch(_ database: Database) -> String? {
+        var info = stat()
+        guard stat(database.path + "-wal", &info) == 0, info.st_size > 32 else { return nil }  // no frames: nothing to compare
         guard let throughWal = firstText(database.handle, "SELECT id FROM defaults_identity LIMIT 1"),
               let inMainFile = mainFileIdentity(database.path),
               throughWal != inMainFile
