@@ -76,6 +76,19 @@ public final class Collected<Element: Sendable>: Sendable {
     }
 }
 
+/// Waits, without holding a thread of the cooperative pool, until `condition` holds or
+/// `timeout` passes; returns whether it held. For outcomes produced on other threads that are
+/// not collected in a ``Collected``.
+@discardableResult
+public func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
 /// Runs `body` on a thread of its own, as part of the calling task, without holding a thread
 /// of the cooperative pool. Every test of the package shares that pool, which has one thread
 /// per core: a test that blocks one for a minute (the soak) would starve the async tests,

@@ -59,6 +59,40 @@ struct RestoredFileTests {
         #expect(fileBytes(directory.path + "/" + kept[0]) == staleWal, "the stale -wal was not kept byte for byte")
     }
 
+    /// Opened through a symbolic link: the stale log beside the real file (where SQLite keeps
+    /// it) is the one checked and set aside, and it stays beside the real file.
+    @Test("a restore behind a symbolic link sets the stale -wal aside beside the real file")
+    func restoreBehindALink() throws {
+        let real = directory.path + "/real"
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        let path = real + "/defaults.sqlite"
+        let link = directory.path + "/link.sqlite"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        // A link to a database not made yet is refused, with the reason (nothing is created
+        // through a dangling link).
+        do {
+            _ = try DefaultsStore(path: link, configuration: quietConfiguration())
+            Issue.record("opened a store through a dangling link")
+        } catch let error as DefaultsError {
+            #expect(error.code == .cannotOpen && error.message.contains("does not exist"), "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let backup = directory.path + "/backup.sqlite"
+        try write(path, prefix: "a", count: 50)
+        try FileManager.default.copyItem(atPath: path, toPath: backup)
+        try write(link, prefix: "b", count: 300)
+        try commitAndCrash(path, "INSERT INTO defaults(key, value) VALUES ('k', 'changed');")
+        #expect(rename(backup, path) == 0)
+
+        let store = try DefaultsStore(path: link, configuration: quietConfiguration())
+        #expect(store.keys().count == 50)
+        #expect(store.lastReportedError?.code == .walSetAside)
+        try store.close()
+        let kept = try FileManager.default.contentsOfDirectory(atPath: real).filter { $0.contains("-wal.set-aside-") }
+        #expect(kept.count == 1, "\(kept)")
+        #expect(try sqlite3(path, "PRAGMA integrity_check") == "ok")
+    }
+
     /// A larger log (pages of several tables) over an older backup: with it replayed,
     /// `integrity_check` fails; set aside, the file is sound.
     @Test("a large stale -wal over a backup is set aside; the file stays sound")

@@ -20,18 +20,19 @@ struct EngineInternalsTests {
             return .nothingNew
         }
         defer { registration.cancel() }
-        // Another file in the same directory is created and closed every 10 ms for 1.5 s: each
-        // is an event on the directory watch, none concerns the database.
+        // Another file in the same directory is created and closed every 10 ms until five polls
+        // have run: each is an event on the directory watch, none concerns the database. A poll
+        // that every event postponed would never run, and the generous deadline would pass.
         let noise = directory.path + "/noise"
-        let deadline = ContinuousClock.now + .milliseconds(1_500)
-        while ContinuousClock.now < deadline {
+        let start = ContinuousClock.now
+        let deadline = start + .seconds(30)
+        while polls.withLock({ $0 }) < 5, ContinuousClock.now < deadline {
             _ = FileManager.default.createFile(atPath: noise, contents: Data([1]))
             try? FileManager.default.removeItem(atPath: noise)
             try await Task.sleep(for: .milliseconds(10))
         }
         let count = polls.withLock { $0 }
-        // About 15 polls are due; a poll that was postponed by every event would run none.
-        #expect(count >= 5, "safety polls in 1.5 s of unrelated events: \(count)")
+        #expect(count >= 5, "safety polls in \(ContinuousClock.now - start) of unrelated events: \(count)")
     }
 
     @Test("safety polls of many files are spread out (one per interval per file at most, one per spacing in all), and come back to full rate when the others go",
@@ -53,11 +54,12 @@ struct EngineInternalsTests {
         // Files inotify cannot watch are polled every 100 ms on their own, by design.
         let watched = registrations.allSatisfy { !$0.isPolling }
         try #require(watched, "inotify refused the test's directory")
+        // At least three polls in all: wait for them (the monitor thread may be slow to get a
+        // core while the whole suite runs), then count against the time that really passed.
         let start = ContinuousClock.now
+        await waitUntil { polls.withLock { $0.values.reduce(0, +) } >= 3 }
         try await Task.sleep(for: .milliseconds(1_500))
         let crowded = polls.withLock { $0.values.reduce(0, +) }
-        // The sleep can last longer than asked when the whole suite keeps the cooperative pool
-        // busy: count against the time that really passed.
         let intervals = Int((ContinuousClock.now - start) / interval)
         // Every file at every interval would be 50 polls per interval; one file per interval is 1.
         #expect(crowded >= 3 && crowded <= intervals + 10, "safety polls of 50 files in \(intervals) intervals: \(crowded)")
@@ -66,9 +68,12 @@ struct EngineInternalsTests {
         registrations = [registrations[0]]
         try await Task.sleep(for: .milliseconds(50 * 97 + 200))  // the first file's slot may lie 50 spacings ahead
         polls.withLock { $0 = [:] }
-        try await Task.sleep(for: .milliseconds(1_000))
-        let alone = polls.withLock { $0[0] ?? 0 }
-        #expect(alone >= 5, "safety polls of the one file left in 1 s: \(alone)")
+        // Alone, the file is polled every 97 ms: five polls take about half a second. Still
+        // spaced as one of 50 they would take 24 s; 12 s tells the two apart with room to spare.
+        let aloneStart = ContinuousClock.now
+        await waitUntil { polls.withLock { $0[0] ?? 0 } >= 5 }
+        let took = ContinuousClock.now - aloneStart
+        #expect(took < .seconds(12), "five safety polls of the one file left took \(took)")
         registrations[0].cancel()
     }
 

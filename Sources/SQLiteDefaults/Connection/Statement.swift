@@ -128,10 +128,11 @@ final class Statement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
-    /// The column's text when its bytes are valid UTF-8, else its bytes.
-    func validatedText(at column: Int32) -> Result<String, InvalidText> {
+    /// The column's TEXT: `.text` when its bytes are valid UTF-8, else `.invalidUTF8Text` with
+    /// the bytes as they are.
+    func textValue(at column: Int32) -> SQLiteValue {
         let count = Int(sqlite3_column_bytes(handle, column))
-        guard count > 0, let bytes = sqlite3_column_text(handle, column) else { return .success("") }
+        guard count > 0, let bytes = sqlite3_column_text(handle, column) else { return .text("") }
         let buffer = UnsafeBufferPointer(start: bytes, count: count)
         // `String(decoding:)` (the fast path every read took before) repairs invalid bytes, so
         // the text is valid exactly when its bytes are the ones read. A memcmp of a few bytes
@@ -141,26 +142,14 @@ final class Statement {
             guard decoded.count == count, let base = decoded.baseAddress else { return false }
             return memcmp(base, bytes, count) == 0
         }
-        return unchanged ? .success(text) : .failure(InvalidText(bytes: Data(buffer)))
-    }
-
-    /// TEXT bytes that are not valid UTF-8.
-    struct InvalidText: Error {
-        let bytes: Data
-
-        /// The bytes in hex, two digits each, space-separated (`6B FF`), for messages.
-        var hex: String { bytes.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined(separator: " ") }
+        return unchanged ? .text(text) : .invalidUTF8Text(Data(buffer))
     }
 
     func value(at column: Int32) -> SQLiteValue {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT:
-            switch validatedText(at: column) {
-            case .success(let text): return .text(text)
-            case .failure(let invalid): return .invalidUTF8Text(invalid.bytes)
-            }
+        case SQLITE_TEXT: return textValue(at: column)
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(handle, column))
             guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
@@ -174,8 +163,3 @@ final class Statement {
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}

@@ -31,6 +31,14 @@ enum FileSetup {
             let reason = String(cString: strerror(errno))
             throw DefaultsError(errno == EROFS || errno == EACCES ? .readOnly : .cannotOpen,
                                 "cannot create the database file \(path): \(reason)", path: path)
+        } else if stat(path, &info) != 0 {
+            // EEXIST for a path that names nothing: a symbolic link whose target is missing.
+            // Creating a file through a dangling link is how a link planted in a shared
+            // directory makes another user's program write where it chooses, so it is refused.
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+            throw DefaultsError(.cannotOpen,
+                                "the database path \(path) is a symbolic link to \(target), which does not exist; create the database there, or open it by its own path",
+                                path: path)
         }
     }
 

@@ -177,7 +177,7 @@ final class StoreConnection {
         defer { statement.reset() }
         var invalid: [Data] = []
         while try statement.step() {
-            if case .failure(let text) = statement.validatedText(at: 0) { invalid.append(text.bytes) }
+            if case .invalidUTF8Text(let bytes) = statement.value(at: 0) { invalid.append(bytes) }
         }
         return invalid
     }
