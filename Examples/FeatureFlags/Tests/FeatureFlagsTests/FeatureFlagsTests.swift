@@ -52,6 +52,34 @@ struct FeatureFlagsTests {
         #expect(try await get(base + "/beta").status == 404)
     }
 
+    @Test("GET /metrics shows the fleet sync's metrics in Prometheus's text format")
+    func metrics() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("feature-flags-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("flags.sqlite").path
+        // Port 1 on loopback: nothing listens, so the sync keeps retrying; its metrics say so.
+        let server = try Server(executable: Self.built("FeatureFlags"),
+                                arguments: ["--db", database, "--port", "0",
+                                            "--postgres", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable"])
+        defer { server.stop() }
+        let base = try #require(await server.address(timeout: .seconds(120)), "the server did not start: \(server.errorOutput)")
+        var body = ""
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let scraped = try await get(base + "/metrics")
+            #expect(scraped.status == 200)
+            body = scraped.body
+            if body.split(separator: "\n").contains(where: { $0.hasPrefix("sqlitedefaults_fleet_retries_total") && !$0.hasSuffix(" 0") }) { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(body.contains("sqlitedefaults_fleet_connected{table=\"defaults_fleet\"} 0"), "\(body)")
+        #expect(body.contains("# TYPE sqlitedefaults_fleet_pushes_total counter"), "\(body)")
+        #expect(body.split(separator: "\n").contains { $0.hasPrefix("sqlitedefaults_fleet_retries_total") && !$0.hasSuffix(" 0") }, "\(body)")
+        // Still serving its local preferences.
+        #expect(try await get(base + "/").status == 200)
+    }
+
     /// One GET over loopback.
     func get(_ url: String) async throws -> (status: Int, body: String) {
         var request = URLRequest(url: try #require(URL(string: url)))
