@@ -18,9 +18,12 @@ extension DefaultsPostgresSync {
     /// already holds them and their shadows. The position then moves in memory only, and is
     /// written with the next real apply (after a restart those rows are fetched again and
     /// skipped by their versions).
-    func fetch(after position: Int64, _ link: SessionLink, book: inout SessionBook, asNewMember: Bool = false) async throws -> Int64 {
+    func fetch(after position: Int64, _ link: SessionLink, book: inout SessionBook, asNewMember: Bool = false,
+               within timeout: Duration? = nil) async throws -> Int64 {
         metrics.fetched()
-        let rows = try await timed(on: link.connection) { try await link.fleet.changes(after: position, on: link.connection) }
+        let rows = try await timed(on: link.connection, within: timeout) {
+            try await link.fleet.changes(after: position, on: link.connection)
+        }
         guard let last = rows.last else {
             if asNewMember { try link.replica.apply([], identity: link.identity, position: position, asNewMember: true) }
             return position
@@ -37,7 +40,8 @@ extension DefaultsPostgresSync {
 
     /// Pushes the keys among `keys` (all keys when nil) whose rows differ from what the
     /// fleet's table holds, as far as this file knows. Returns whether anything was pushed.
-    func push(among keys: Set<String>?, _ link: SessionLink, book: inout SessionBook, floor: Int64 = 0) async throws -> Bool {
+    func push(among keys: Set<String>?, _ link: SessionLink, book: inout SessionBook, floor: Int64 = 0,
+              within timeout: Duration? = nil) async throws -> Bool {
         var rows = try link.replica.pending(among: keys)
         var refused = 0
         rows.removeAll { row in
@@ -53,7 +57,9 @@ extension DefaultsPostgresSync {
         metrics.refused(refused)
         guard !rows.isEmpty else { return false }
         let toPush = rows
-        let version = try await timed(on: link.connection) { [origin] in
+        // A push too large for the short time-out gets the long one.
+        let deadline = rows.count <= FleetTable.rowsPerStatement ? timeout : nil
+        let version = try await timed(on: link.connection, within: deadline) { [origin] in
             if link.pushesInOneRoundTrip {
                 try await link.fleet.pushInOneRoundTrip(toPush, origin: origin, floor: floor, on: link.connection)
             } else {
@@ -67,9 +73,9 @@ extension DefaultsPostgresSync {
     }
 
     /// Runs `body` on `connection`, failing with `.unreachable` (and closing the connection)
-    /// when it takes longer than the operation time-out.
-    func timed<Result: Sendable>(on connection: PostgresConnection,
+    /// when it takes longer than `timeout` (the operation time-out when nil).
+    func timed<Result: Sendable>(on connection: PostgresConnection, within timeout: Duration? = nil,
                                  _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
-        try await Deadline.run(within: timing.operationTimeout, closing: connection, body)
+        try await Deadline.run(within: timeout ?? timing.operationTimeout, closing: connection, body)
     }
 }

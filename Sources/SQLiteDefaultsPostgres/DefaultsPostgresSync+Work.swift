@@ -60,11 +60,11 @@ extension DefaultsPostgresSync {
                 taken.dirty.formUnion(more.dirty)
                 taken.remote = taken.remote || more.remote
             }
-            if !taken.dirty.isEmpty, try await push(among: taken.dirty, link, book: &book) {
+            if !taken.dirty.isEmpty, try await push(among: taken.dirty, link, book: &book, within: timing.stallTimeout) {
                 lastPush = .now
             }
             if taken.remote {
-                position = try await fetch(after: position, link, book: &book)
+                position = try await fetch(after: position, link, book: &book, within: timing.stallTimeout)
             }
         }
         throw CancellationError()

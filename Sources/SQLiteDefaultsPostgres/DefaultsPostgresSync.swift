@@ -75,6 +75,12 @@ public final class DefaultsPostgresSync: Service, Sendable {
         /// The longest a PostgreSQL round of work (a fetch, a push) may take before the
         /// connection is given up as dead (a stopped server keeps TCP open).
         var operationTimeout: Duration = .seconds(30)
+        /// The longest a small round of work after catching up (a push of a few rows, a fetch
+        /// after a notification, the safety fetch) may go unanswered before the connection is
+        /// given up: a path cut without a reset (a partition, a dropped route) is noticed within
+        /// it, and a new connection is tried, instead of waiting for TCP's retransmissions,
+        /// which back off to many seconds apart.
+        var stallTimeout: Duration = .seconds(3)
         /// How often the sync fetches without a notification: a net under `LISTEN`, and the
         /// check that the connection still works.
         var safetyFetchInterval: Duration = .seconds(5)

@@ -71,6 +71,8 @@ final class FaultFleet: @unchecked Sendable {
             }
         }
         lab.remove()
+        // Before the folder goes: a store whose file is deleted under it warns.
+        for store in stores { try? store.close() }
     }
 
     /// One acknowledged write of machine `index`: an own key (`m<index>.k<slot>`), and a key

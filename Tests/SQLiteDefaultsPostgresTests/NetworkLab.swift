@@ -119,7 +119,9 @@ final class NetworkLab: @unchecked Sendable {
     }
 
     private static func teardown(prefix: String, bridge: String, namespaces: [String]) {
-        // Deleting a namespace deletes the veth end inside it, and so its peer on the bridge.
+        // Deleting the host end of a veth deletes its peer too. The namespace's own teardown
+        // would, but only once the kernel lets it go (sockets of a killed process linger).
+        for index in namespaces.indices { _ = try? run(["ip", "link", "delete", "\(prefix)h\(index)"]) }
         for namespace in namespaces { _ = try? run(["ip", "netns", "delete", namespace]) }
         _ = try? run(["ip", "link", "delete", bridge])
     }
@@ -136,6 +138,16 @@ final class NetworkLab: @unchecked Sendable {
                 _ = try? run(["ip", "netns", "delete", name])
                 if let m = name.lastIndex(of: "m") { stale.insert(String(name[..<m])) }
             }
+        }
+        // Host ends of veths and bridges of dead runs, whether or not their namespaces remain.
+        let links = (try? run(["ip", "-o", "link", "show"])) ?? ""
+        for line in links.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count > 1 else { continue }
+            let name = String(fields[1].split(separator: "@").first ?? "").trimmingCharacters(in: CharacterSet(charactersIn: ":"))
+            guard name.hasPrefix("sdf"), let x = name.firstIndex(of: "x"),
+                  let pid = Int32(name[name.index(name.startIndex, offsetBy: 3)..<x]), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            _ = try? run(["ip", "link", "delete", name])
         }
         for prefix in stale { _ = try? run(["ip", "link", "delete", prefix + "br"]) }
     }
