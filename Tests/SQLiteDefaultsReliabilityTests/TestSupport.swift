@@ -97,7 +97,7 @@ final class HelperProcess: Sendable {
 func canonicalRows(_ database: String) throws -> [String: String] {
     let store = try DefaultsStore(path: database, configuration: quietConfiguration())
     var rows: [String: String] = [:]
-    for key in store.keys() {
+    for key in try store.keys() {
         rows[key] = canonical(try store.value(for: DefaultsKey<SQLiteValue?>(key)))
     }
     return rows
