@@ -240,7 +240,7 @@ struct AppStorageShapeTests {
 
     @Test func aCentralDeclarationReadsAndWritesTheStandardStore() throws {
         let store = try DefaultsStore.inMemory()
-        try DefaultsStore.withStandard(store) {
+        DefaultsStore.withStandard(store) {
             #expect(AppStorageConfiguration.name.wrappedValue == "fatbobman")
             #expect(AppStorageConfiguration.ports.wrappedValue == [8080, 8443])
             AppStorageConfiguration.name.wrappedValue = "Ada"
