@@ -12,7 +12,7 @@ import Foundation
 /// | `sqlitedefaults_fleet_applied_rows_total` | counter | rows from other machines applied to the file |
 /// | `sqlitedefaults_fleet_refused_rows_total` | counter | keys that cannot travel (NUL in the key), once per key and session |
 /// | `sqlitedefaults_fleet_fetches_total` | counter | fetches of the table (catch-up, safety, a notification that did not carry its rows) |
-/// | `sqlitedefaults_fleet_retries_total` | counter | failed sessions retried with back-off |
+/// | `sqlitedefaults_fleet_retries_total` | counter | sessions that failed (lost, stalled, timed out) and are retried with back-off; the client's pool retries refused connections quietly, which shows as `connected` 0 |
 /// | `sqlitedefaults_fleet_connected` | gauge | 1 while connected and in step, else 0 |
 /// | `sqlitedefaults_fleet_apply_lag_seconds` | timer | from a push's commit in PostgreSQL (its clock) to its apply here (this machine's clock), for rows a notification carried |
 struct SyncMetrics: Sendable {
