@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 export SQLITEDEFAULTS_GENERATE_DOCS=1
 scratch=".build-docs"
 mkdir -p "$scratch/docs"
-for target in SQLiteDefaults SQLiteDefaultsObservable SQLiteDefaultsConfiguration SQLiteDefaultsServiceLifecycle SQLiteDefaultsPostgres; do
+for target in SQLiteDefaults SQLiteDefaultsObservable SQLiteDefaultsConfiguration SQLiteDefaultsServiceLifecycle SQLiteDefaultsPostgres SQLiteDefaultsConsole; do
     echo "== docs: $target"
     swift package --scratch-path "$scratch" --disable-sandbox generate-documentation \
         --target "$target" --warnings-as-errors --output-path "$scratch/docs/$target"
