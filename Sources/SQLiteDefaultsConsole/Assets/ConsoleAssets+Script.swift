@@ -164,6 +164,8 @@ extension ConsoleAssets {
       }
 
       function render(entry, fresh) {
+        const previous = entries.get(entry.key);
+        if (!entry.changed && previous && previous.changed) entry.changed = previous.changed;
         entries.set(entry.key, entry);
         let row = rowOf(entry.key);
         if (!row) {

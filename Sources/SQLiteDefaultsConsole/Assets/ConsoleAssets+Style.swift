@@ -21,8 +21,8 @@ extension ConsoleAssets {
     .add { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; padding: .75rem 1.25rem; border-bottom: 1px solid var(--line); }
     main { padding: 0 1.25rem 2rem; }
     table { width: 100%; border-collapse: collapse; table-layout: fixed; }
-    th:nth-child(1) { width: 26%; } th:nth-child(2) { width: 9%; } th:nth-child(3) { width: 30%; }
-    th:nth-child(4) { width: 12%; } th:nth-child(5) { width: 12%; } th:nth-child(6) { width: 11%; }
+    th:nth-child(1) { width: 24%; } th:nth-child(2) { width: 9%; } th:nth-child(3) { width: 28%; }
+    th:nth-child(4) { width: 11%; } th:nth-child(5) { width: 13%; } th:nth-child(6) { width: 15%; }
     th { text-align: left; font-weight: 600; font-size: .8rem; color: var(--muted); padding: .6rem .5rem; border-bottom: 1px solid var(--line); }
     td { padding: .55rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
     td.key { font-family: ui-monospace, Menlo, monospace; word-break: break-all; }
@@ -30,9 +30,9 @@ extension ConsoleAssets {
     .value { font-family: ui-monospace, Menlo, monospace; white-space: pre-wrap; word-break: break-all; }
     .unset { color: var(--muted); font-style: italic; }
     .type { font-size: .8rem; color: var(--muted); }
-    .changed { font-size: .8rem; color: var(--muted); white-space: nowrap; }
-    .actions { white-space: nowrap; text-align: right; }
-    .actions button { margin-left: .25rem; }
+    .changed { font-size: .8rem; color: var(--muted); }
+    .actions { text-align: right; }
+    .actions button { margin: 0 0 .25rem .25rem; }
     .editor-box { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; }
     .error { color: var(--error); font-size: .85rem; display: block; }
     .error[hidden] { display: none; }
