@@ -112,7 +112,7 @@ struct ConsoleAPITests {
                 }
             }
         }
-        #expect(Set(fixture.store.keys()) == Set(keys))
+        #expect(Set(try fixture.store.keys()) == Set(keys))
         try await fixture.app.test(.router) { client in
             for key in keys {
                 try await client.execute(uri: "/api/keys/" + encodedKey(key), method: .delete) { response in
@@ -120,7 +120,7 @@ struct ConsoleAPITests {
                 }
             }
         }
-        #expect(fixture.store.keys().isEmpty)
+        #expect(try fixture.store.keys().isEmpty)
     }
 
     @Test("DELETE removes the key (204); deleting a missing key is also 204")
