@@ -1,7 +1,7 @@
 import Hummingbird
 import SQLiteDefaults
 
-/// A web console for a ``SQLiteDefaults/DefaultsStore``: a live page for operators, a JSON API
+/// A web console for a `DefaultsStore`: a live page for operators, a JSON API
 /// and an event stream, as routes of a Hummingbird router.
 ///
 /// `prefs serve` runs one on its own; an app that already runs Hummingbird mounts the same
