@@ -194,3 +194,31 @@ struct ConsoleAPITests {
         }
     }
 }
+
+@Suite("Console edges")
+struct ConsoleEdgeTests {
+    @Test("The database replaced underneath: writes get 503 naming the replacement, and neither file changes")
+    func databaseReplaced() async throws {
+        let fixture = try ConsoleFixture()
+        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("k"))
+        let replacement = fixture.directory.path + "/other.sqlite"
+        let other = try DefaultsStore(path: replacement)
+        try other.set(.integer(2), for: DefaultsKey<SQLiteValue?>("k"))
+        try other.close()
+        #expect(rename(replacement, fixture.path) == 0)
+        #expect(await waitUntil {
+            (try? fixture.store.set(.integer(3), for: DefaultsKey<SQLiteValue?>("probe"))) == nil
+        })
+        try await fixture.app.test(.router) { client in
+            try await client.execute(uri: "/api/keys/k", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: #"{"value": 9}"#)) { response in
+                #expect(response.status == .serviceUnavailable)
+                let error = (parsedJSON(response.body) as? [String: Any])?["error"] as? String ?? ""
+                #expect(error.contains("replaced"), "\(error)")
+            }
+        }
+        // Once the console's store lets go of the old file's -wal, the new file reads as it was.
+        try fixture.store.close()
+        #expect(try fixture.stored("k") == .integer(2))
+        #expect(try fixture.stored("probe") == nil)
+    }
+}
