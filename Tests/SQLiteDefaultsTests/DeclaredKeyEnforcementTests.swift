@@ -1,0 +1,121 @@
+import DefaultsTestSupport
+import Foundation
+@testable import SQLiteDefaults
+import Testing
+
+/// The database enforces declarations for every client: here, the sqlite3 shell.
+@Suite("Declared keys: the database refuses what does not fit, from any client", .requiresSQLiteShell)
+struct DeclaredKeyEnforcementTests {
+    /// One literal of each storage class, and which declared types take it.
+    static let literals: [(sql: String, storageClass: String, accepted: Set<DefaultsValueKind>)] = [
+        ("NULL", "null", []),
+        ("1", "integer", [.bool, .int, .double, .date]),
+        ("7", "integer", [.int, .double, .date]),
+        ("2.5", "real", [.double, .date]),
+        ("-0.0", "real", [.double, .date]),
+        ("'abc'", "text", [.string, .url]),
+        ("'[1,2]'", "text", [.string, .url, .json]),
+        ("x'0102'", "blob", [.data]),
+    ]
+
+    @Test("every storage class against every declared type, through the sqlite3 shell")
+    func everyClassAgainstEveryType() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        for kind in DefaultsValueKind.allCases {
+            try store.declare(DefaultsDeclaration(key: "k_\(kind)", type: kind))
+        }
+        for kind in DefaultsValueKind.allCases {
+            for literal in Self.literals {
+                let key = "k_\(kind)"
+                let insert = "INSERT INTO defaults(key, value) VALUES ('\(key)', \(literal.sql)) ON CONFLICT(key) DO UPDATE SET value = excluded.value;"
+                if literal.accepted.contains(kind) {
+                    try sqlite3(directory.database, insert)
+                    #expect(try sqlite3(directory.database, "SELECT typeof(value) FROM defaults WHERE key = '\(key)'") == literal.storageClass)
+                } else {
+                    let before = try sqlite3(directory.database, "SELECT quote(value) FROM defaults WHERE key = '\(key)'")
+                    let error = try #require(throws: DefaultsError.self, "\(literal.sql) as \(kind)") { try sqlite3(directory.database, insert) }
+                    #expect(error.message.contains("declared key \"\(key)\" is \(kind)"), "\(error.message)")
+                    #expect(try sqlite3(directory.database, "SELECT quote(value) FROM defaults WHERE key = '\(key)'") == before)
+                    // An UPDATE is held to the same rule as an INSERT.
+                    if !before.isEmpty {
+                        #expect(throws: DefaultsError.self) {
+                            try sqlite3(directory.database, "UPDATE defaults SET value = \(literal.sql) WHERE key = '\(key)';")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("invalid JSON, a bool of 2 and a value outside the allowed ones are refused; delete is allowed")
+    func contentRules() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.declare(DefaultsKeys.declaredTags, DefaultsKeys.declaredBeta, DefaultsKeys.declaredTheme, DefaultsKeys.declaredLevel,
+                          DefaultsKeys.declaredTimeout)
+        try sqlite3(directory.database, "INSERT INTO defaults VALUES ('tags', '[1]'), ('beta', 1), ('theme', 'dark'), ('level', 5);")
+        for (statement, fragment) in [
+            ("UPDATE defaults SET value = '[1,' WHERE key = 'tags'", "not valid JSON"),
+            ("UPDATE defaults SET value = 2 WHERE key = 'beta'", "the value 2 is refused (0 or 1 only)"),
+            ("UPDATE defaults SET value = 'blue' WHERE key = 'theme'", "the value blue is refused (allowed: [\"light\",\"dark\"])"),
+            ("UPDATE defaults SET value = 3 WHERE key = 'level'", "the value 3 is refused"),
+            ("UPDATE defaults SET value = NULL WHERE key = 'beta'", "a null value is refused"),
+            ("UPDATE defaults SET key = 'timeout' WHERE key = 'theme'", "\"timeout\" is int, so a text value is refused"),
+        ] {
+            let error = try #require(throws: DefaultsError.self, "\(statement)") { try sqlite3(directory.database, statement) }
+            #expect(error.message.contains(fragment), "\(error.message)")
+        }
+        #expect(try sqlite3(directory.database, "SELECT key, quote(value) FROM defaults ORDER BY key") == "beta|1\nlevel|5\ntags|'[1]'\ntheme|'dark'")
+        // Removing a declared key is always allowed; it reads as its default again.
+        try sqlite3(directory.database, "DELETE FROM defaults WHERE key = 'theme'")
+        #expect(try waitForExternal { store[.declaredTheme] == .light })
+        // The violations view is empty in a healthy file.
+        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults_violations") == "0")
+    }
+
+    @Test("a store sees a refused raw write as no change at all")
+    func refusedRawWriteNotifiesNobody() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.declare(DefaultsKeys.declaredTimeout)
+        let seen = Collected<Int>()
+        let token = store.observe(.declaredTimeout) { seen.append($0.newValue) }
+        defer { token.cancel() }
+        #expect(throws: DefaultsError.self) { try sqlite3(directory.database, "INSERT INTO defaults VALUES ('timeout', 'abc')") }
+        try sqlite3(directory.database, "INSERT INTO defaults VALUES ('timeout', 9)")
+        #expect(seen.wait(count: 1))
+        #expect(seen.all == [9])
+    }
+
+    @Test("10,000 declared keys: writes are checked by index, and describing them is quick")
+    func tenThousandDeclaredKeys() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.transaction { _ in
+            for index in 0..<10_000 {
+                try store.declare(DefaultsDeclaration(key: "key.\(index)", type: .int, defaultValue: .integer(Int64(index))))
+            }
+        }
+        let start = ContinuousClock.now
+        let declarations = try store.declarations()
+        let listed = ContinuousClock.now - start
+        #expect(declarations.count == 10_000)
+        #expect(listed < .seconds(1))
+        for index in stride(from: 0, to: 10_000, by: 997) {
+            try store.set(index, for: DefaultsKey<Int>("key.\(index)", default: 0))
+            expectCode(.declarationConflict) { try store.set("x", for: DefaultsKey<String>("key.\(index)", default: "")) }
+        }
+        let plan = try sqlite3(directory.database, "EXPLAIN QUERY PLAN SELECT message FROM defaults_violations WHERE key = 'key.5' AND origin = 'value'")
+        #expect(!plan.contains("SCAN s") && !plan.contains("SCAN d"), "\(plan)")
+    }
+
+    private func waitForExternal(_ condition: () -> Bool) throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            usleep(2_000)
+        }
+        return condition()
+    }
+}
