@@ -54,7 +54,7 @@ struct DeclaredKeyEvolutionTests {
         store[Self.oldTimeout] = 12
         try store.evolve(Self.oldTimeout, to: renamed)
         #expect(store[renamed] == 12)
-        #expect(store.keys() == ["request_timeout"])
+        #expect(try store.keys() == ["request_timeout"])
     }
 
     @Test("a conversion that throws, or a value that does not read as the old type, changes nothing")
