@@ -52,7 +52,7 @@ struct ListCommand: ParsableCommand {
                 let shownDefault = declaration.defaultValue.map { "(default " + ValueFormatting.displayRepresentation($0) + ")" } ?? "(no default)"
                 rows.append((declaration.key, ValueFormatting.escaped(declaration.key), "unset", shownDefault))
             }
-            rows.sort { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+            rows.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         }
         let keyWidth = min(rows.map(\.shown.count).max() ?? 0, 40)
         var output = ""

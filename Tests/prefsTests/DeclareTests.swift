@@ -117,4 +117,23 @@ struct DeclareTests {
         #expect(textResult.status == 1, "\(textResult)")  // the stored INTEGER does not fit string
         #expect(try DefaultsStore(path: db).declaration(for: "timeout")?.type == .int)
     }
+
+    @Test("describe of 10,000 declared keys takes under a second")
+    func describeTenThousand() async throws {
+        let directory = try TemporaryDirectory()
+        let db = directory.path("d.sqlite")
+        let store = try DefaultsStore(path: db)
+        try store.transaction { _ in
+            for index in 0..<10_000 {
+                try store.declare(DefaultsDeclaration(key: "key.\(index)", type: .int, defaultValue: .integer(Int64(index)),
+                                                      summary: "Key number \(index)"))
+            }
+        }
+        try store.close()
+        let start = ContinuousClock.now
+        let json = try await Prefs.succeed(["--db", db, "describe", "--json"])
+        let elapsed = ContinuousClock.now - start
+        #expect(json.split(separator: "\n").count == 10_002)
+        #expect(elapsed < .seconds(1), "prefs describe --json of 10,000 keys took \(elapsed)")
+    }
 }
