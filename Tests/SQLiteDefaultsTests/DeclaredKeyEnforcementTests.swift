@@ -18,7 +18,8 @@ struct DeclaredKeyEnforcementTests {
         ("x'0102'", "blob", [.data]),
     ]
 
-    @Test("every storage class against every declared type, through the sqlite3 shell")
+    // About 150 sqlite3 processes: seconds on a loaded machine, so in the slow tier.
+    @Test("every storage class against every declared type, through the sqlite3 shell", .slowTier)
     func everyClassAgainstEveryType() throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
@@ -88,7 +89,7 @@ struct DeclaredKeyEnforcementTests {
         #expect(seen.all == [9])
     }
 
-    @Test("10,000 declared keys: writes are checked by index, and describing them is quick")
+    @Test("10,000 declared keys: writes are checked by index, and describing them is quick", .slowTier)
     func tenThousandDeclaredKeys() throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
