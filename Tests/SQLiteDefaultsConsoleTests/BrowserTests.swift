@@ -22,10 +22,29 @@ struct BrowserTests {
         try store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("count"))
         try store.set(.text("Ada"), for: DefaultsKey<SQLiteValue?>("name"))
         try store.set(.text("<script>alert(2)</script>"), for: DefaultsKey<SQLiteValue?>(Self.hostileKey))
+        let declare = try runProcess(ServeProcess.executable, ["--db", database, "declare", "timeout", "--type", "int",
+                                                               "--default", "30", "--summary", "Request timeout, in seconds"])
+        #expect(declare.status == 0, "\(declare.error)")
         let serve = try ServeProcess(database: database)
         let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
         let browser = try await WebDriver()
         try browser.open("http://127.0.0.1:\(port)/")
+
+        // A declared key that is not set is listed with its type, default and summary.
+        let timeout = Self.row("timeout")
+        _ = try await browser.waitFor(timeout)
+        #expect(try browser.text(try #require(try browser.find(timeout + " [data-role=default]"))) == "30")
+        #expect(try browser.text(try #require(try browser.find(timeout + " [data-role=summary]"))) == "Request timeout, in seconds")
+        try browser.click(try #require(try browser.find(timeout + " [data-role=edit]")))
+        let timeoutEditor = try await browser.waitFor(timeout + " [data-role=editor]")
+        try browser.type(timeoutEditor, "soon")
+        try browser.click(try #require(try browser.find(timeout + " [data-role=save]")))
+        _ = try await browser.waitFor(timeout + " [data-role=error]:not([hidden])")
+        #expect(try store.value(for: DefaultsKey<SQLiteValue?>("timeout")) == nil, "a refused value writes nothing")
+        try browser.clear(timeoutEditor)
+        try browser.type(timeoutEditor, "45")
+        try browser.click(try #require(try browser.find(timeout + " [data-role=save]")))
+        #expect(await waitUntil(timeout: .seconds(10)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("timeout"))) == .integer(45) })
 
         // Every key is shown, found by its exact name.
         let count = try await browser.waitFor(Self.row("count"))

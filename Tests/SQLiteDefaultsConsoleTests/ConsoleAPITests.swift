@@ -222,3 +222,49 @@ struct ConsoleEdgeTests {
         #expect(try fixture.stored("probe") == nil)
     }
 }
+
+@Suite("Console and declared keys")
+struct ConsoleDeclaredKeyTests {
+    static func declaredFixture() throws -> ConsoleFixture {
+        let fixture = try ConsoleFixture()
+        try fixture.store.declare(DefaultsKey<Int>("timeout", default: 30, summary: "Request timeout, in seconds"))
+        try fixture.store.declare(DefaultsDeclaration(key: "mode", type: .string, defaultValue: .text("fast"), allowedValues: ["fast", "safe"]))
+        return fixture
+    }
+
+    @Test("An unset declared key is listed with its type, default and summary; value null")
+    func listsDeclared() async throws {
+        let fixture = try Self.declaredFixture()
+        try await fixture.app.test(.router) { client in
+            try await client.execute(uri: "/api/keys", method: .get) { response in
+                let keys = try #require((parsedJSON(response.body) as? [String: Any])?["keys"] as? [[String: Any]])
+                let timeout = try #require(keys.first { $0["key"] as? String == "timeout" })
+                #expect(timeout["declared"] as? Bool == true && timeout["type"] as? String == "int")
+                #expect(timeout["default"] as? Int == 30 && timeout["summary"] as? String == "Request timeout, in seconds")
+                #expect(timeout["value"] is NSNull)
+                let mode = try #require(keys.first { $0["key"] as? String == "mode" })
+                #expect(mode["allowed"] as? [String] == ["fast", "safe"])
+            }
+        }
+    }
+
+    @Test("A declared key parses by its declared type; a misfit, a value outside the allowed ones, or another type is 400 and writes nothing")
+    func declaredRefusals() async throws {
+        let fixture = try Self.declaredFixture()
+        try await fixture.app.test(.router) { client in
+            try await client.execute(uri: "/api/keys/timeout", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: #"{"value": "45"}"#)) {
+                #expect($0.status == .ok)
+            }
+            for (key, body) in [("timeout", #"{"value": "abc"}"#), ("timeout", #"{"value": 2.5}"#), ("timeout", #"{"value": "1", "type": "string"}"#),
+                                ("mode", #"{"value": "reckless"}"#)] {
+                try await client.execute(uri: "/api/keys/\(key)", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: body)) { response in
+                    #expect(response.status == .badRequest, "\(key) \(body)")
+                    let error = (parsedJSON(response.body) as? [String: Any])?["error"] as? String ?? ""
+                    #expect(error.contains(key), "\(error)")
+                }
+            }
+        }
+        #expect(try fixture.stored("timeout") == .integer(45))
+        #expect(try fixture.stored("mode") == nil)
+    }
+}

@@ -123,7 +123,8 @@ extension ConsoleAssets {
       function fill(row, entry) {
         row.querySelector("[data-role=type]").textContent = entry.type + (entry.declared ? "" : " (" + (entry.storage || "unset") + ")");
         const value = row.querySelector("[data-role=value]");
-        value.textContent = entry.text ?? "";
+        // As `prefs read` prints it: an unset declared key reads as its default (shown as unset).
+        value.textContent = entry.text ?? entry.defaultText ?? "";
         value.classList.toggle("unset", entry.text === null || entry.text === undefined);
         if (entry.text === null || entry.text === undefined) value.setAttribute("data-unset", "true"); else value.removeAttribute("data-unset");
         row.querySelector("[data-role=default]").textContent = entry.defaultText ?? "";

@@ -27,22 +27,29 @@ struct ConsoleEntry: Sendable {
 /// (declared keys, history): everything else in the console reads through here, so wiring
 /// them in changes this file only.
 ///
-/// Until declarations exist in the library, every key is undeclared and its type is the CLI
-/// word for the storage class it holds now; until history exists, ``hasHistory`` is false and
-/// the history endpoint and view are not exposed.
+/// An undeclared key's type is the CLI word for the storage class it holds now; until the
+/// library keeps a history, ``hasHistory`` is false and the history endpoint and view are not
+/// exposed.
 struct ConsoleCatalog: Sendable {
     let store: DefaultsStore
 
-    /// Every declared key, in key order; empty until the library declares keys.
+    /// Every declared key, in key order.
     /// - Throws: `DefaultsError` when the declarations cannot be read.
     func declarations() throws -> [ConsoleDeclaration] {
-        []
+        try store.declarations().compactMap(Self.declaration)
     }
 
     /// The declaration of one key, or nil.
     /// - Throws: `DefaultsError` when the declarations cannot be read.
     func declaration(for key: String) throws -> ConsoleDeclaration? {
-        try declarations().first { $0.key == key }
+        try store.declaration(for: key).flatMap(Self.declaration)
+    }
+
+    /// The library's declaration in the console's terms (the type words are the same).
+    private static func declaration(_ declaration: DefaultsDeclaration) -> ConsoleDeclaration? {
+        guard let type = ValueType(rawValue: declaration.type.rawValue) else { return nil }
+        return ConsoleDeclaration(key: declaration.key, type: type, defaultValue: declaration.defaultValue,
+                                  summary: declaration.summary, allowedValues: declaration.allowedValues)
     }
 
     /// Whether the store keeps a history the console can show.
