@@ -7,9 +7,16 @@ extension DefaultsPostgresSync {
     /// had reached), and fetches that back. Returns the new position.
     func rejoin(_ link: SessionLink, floor: Int64, forgettingShadows: Bool, book: inout SessionBook) async throws -> Int64 {
         let rows = try await timed(on: link.connection) { try await link.fleet.changes(after: 0, on: link.connection) }
-        let position = try link.replica.rejoin(rows, identity: link.identity, forgettingShadows: forgettingShadows)
+        let position = try link.replica.rejoin(rows, identity: link.identity, forgettingShadows: forgettingShadows,
+                                               onRefused: logRefusal)
         _ = try await push(among: nil, link, book: &book, floor: floor)
         return try await fetch(after: position, link, book: &book)
+    }
+
+    /// Says once, for each row the local declarations refuse, that the local value stays.
+    func logRefusal(key: String, reason: String) {
+        logger.warning("fleet sync: a row from PostgreSQL was not applied, the local value stays: \(reason)",
+                       metadata: ["key": "\(key)"])
     }
 
     /// Fetches the rows after `position` and applies them; returns the new position.
@@ -32,7 +39,8 @@ extension DefaultsPostgresSync {
             book.pushed = book.pushed.filter { $0 > last.version }
             return last.version
         }
-        try link.replica.apply(rows, identity: link.identity, position: last.version, asNewMember: asNewMember)
+        try link.replica.apply(rows, identity: link.identity, position: last.version, asNewMember: asNewMember,
+                               onRefused: logRefusal)
         metrics.applied(rows.count, committedMicroseconds: nil)
         book.pushed = book.pushed.filter { $0 > last.version }
         return last.version

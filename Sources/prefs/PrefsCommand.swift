@@ -34,14 +34,18 @@ struct PrefsCommand: ParsableCommand {
             RenameCommand.self,
             ListCommand.self,
             WatchCommand.self,
+            ServeCommand.self,
             ExportCommand.self,
             ImportCommand.self,
             DomainsCommand.self,
             DemoCommand.self,
             WriteLoopCommand.self,
+            DeclareCommand.self,
+            UndeclareCommand.self,
+            DescribeCommand.self,
         ]
         #if !SQLITEDEFAULTS_WITHOUT_FLEET
-        commands.insert(SyncCommand.self, at: 7)
+        commands.insert(SyncCommand.self, at: 8)
         #endif
         return commands
     }()
