@@ -114,7 +114,7 @@ struct LocalReplica: Sendable {
                 let local = try transaction.row(row.key)
                 let isPending = !asNewMember && !SQLiteValue.isSameRow(local, known?.value)
                 if !isPending, !SQLiteValue.isSameRow(local, row.value) {
-                    try transaction.write(row.key, row.value)
+                    try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
                     changed += 1
                 }
                 try setShadow(row.key, row.value, version: row.version, in: transaction)
@@ -193,7 +193,7 @@ struct LocalReplica: Sendable {
                     let local = try transaction.row(row.key)
                     let isPending = !SQLiteValue.isSameRow(local, known?.value)
                     if !isPending, !SQLiteValue.isSameRow(local, row.value) {
-                        try transaction.write(row.key, row.value)
+                        try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
                     }
                 }
                 try setShadow(row.key, row.value, version: row.version, in: transaction)

@@ -34,6 +34,8 @@ struct PrefsCommand: ParsableCommand {
             RenameCommand.self,
             ListCommand.self,
             WatchCommand.self,
+            HistoryCommand.self,
+            RevertCommand.self,
             ExportCommand.self,
             ImportCommand.self,
             DomainsCommand.self,

@@ -28,6 +28,14 @@ final class StoreConnection {
     /// `PRAGMA data_version` when the cache was last known to match the file; used only when
     /// there is no change log (see ``refreshDataVersion()``).
     private var cachedDataVersion: Int64 = 0
+    /// Whether this connection's TEMP trigger names this process as the writer of its log
+    /// entries (see ``HistoryLog/writerTriggerSQL(_:)``); made before the first write.
+    private var writerTriggerReady = false
+    /// The writer of rows a replicator wrote in the open transaction (the fleet and its
+    /// machine), by key; every other write of this connection is ``DefaultsWriter/current``.
+    var replicaWriters: [HashedKey: DefaultsWriter] = [:]
+    /// Own commits since the log was last pruned.
+    private var commitsSincePrune = 0
 
     // The statements of the hot paths, kept here so a write or a read does not look them up
     // by SQL text (hashing ~150 bytes) in the connection's statement cache every time, and
@@ -91,6 +99,7 @@ final class StoreConnection {
         self.database = database
         isSuspended = false
         suspendedStamp = nil
+        writerTriggerReady = false  // TEMP objects lived in the closed connection
         recorder.install(on: database.handle)
         // data_version is per connection: the next check compares from the log's position.
         changeLog?.connectionChanged()
@@ -227,6 +236,7 @@ final class StoreConnection {
 
     /// Steps a bound write statement, recording its change for delivery after the commit.
     private func step(_ statement: Statement, key: String, value: SQLiteValue?) throws {
+        if !writerTriggerReady, !database.isInTransaction { prepareWriterTrigger() }
         recorder.begin(key: key, value: value)
         // Outside a transaction a write that meets a busy database after the busy timeout, or a
         // stale WAL snapshot, changed nothing: retrying it is safe.
@@ -253,6 +263,8 @@ final class StoreConnection {
         if let aborted = transactionAborted, transactionDepth > 0 { throw aborted }
         if transactionDepth == 0 {
             transactionAborted = nil
+            replicaWriters.removeAll()
+            if !writerTriggerReady { prepareWriterTrigger() }
             let begin = try kept(&beginStatement, "BEGIN IMMEDIATE")
             defer { begin.reset() }
             _ = try begin.step()
@@ -276,6 +288,10 @@ final class StoreConnection {
             throw aborted
         }
         do {
+            // One history entry per key: done inside the transaction, so it commits with it.
+            if recorder.pendingWrites.count > 1 {
+                try HistoryLog.foldRepeatedWrites(recorder.pendingWrites, database: database)
+            }
             let commit = try kept(&commitStatement, "COMMIT")
             defer { commit.reset() }
             _ = try commit.step()
@@ -287,6 +303,32 @@ final class StoreConnection {
         return true
     }
 
+    // MARK: History
+
+    /// Creates the TEMP trigger that stamps this connection's log entries with this process
+    /// as their writer. Outside any transaction, so a rollback cannot take it away. A
+    /// connection where it cannot be made (the schema is not ours to extend) still writes;
+    /// its entries then read as a SQL client's.
+    private func prepareWriterTrigger() {
+        writerTriggerReady = true
+        try? database.execute(HistoryLog.writerTriggerSQL(.current))
+    }
+
+    /// After an own commit that logged `sequences`: now and then deletes the log's entries
+    /// older than the newest changes the file keeps. Every 1,000 own commits, and whenever a
+    /// commit's entries pass a multiple of 1,000, so the file stays bounded however many
+    /// processes share the writing (each of which may write only a few times).
+    func notePrunableCommit(_ sequences: ClosedRange<Int64>) {
+        commitsSincePrune += 1
+        let crossed = (sequences.lowerBound - 1) / Self.pruneEvery != sequences.upperBound / Self.pruneEvery
+        guard crossed || commitsSincePrune >= Self.pruneEvery else { return }
+        commitsSincePrune = 0
+        // Best effort, as its own commit: a failure here loses nothing, and the next one retries.
+        try? HistoryLog.prune(keeping: HistoryLog.kept(database), database: database)
+    }
+
+    static let pruneEvery: Int64 = 1_000
+
     func rollback(to mark: ChangeRecorder.Mark) {
         transactionDepth -= 1
         if transactionDepth > 0 {
@@ -295,11 +337,19 @@ final class StoreConnection {
         } else {
             if database.isInTransaction { try? database.execute("ROLLBACK") }
             transactionAborted = nil
+            replicaWriters.removeAll()
             recorder.clear()
         }
     }
 
     // MARK: Reading other connections' changes
+
+    /// Runs `body` in one snapshot: inside the open transaction when there is one (it sees that
+    /// transaction's own writes), else in a read transaction of its own.
+    func readConsistently<Result>(_ body: () throws -> Result) throws -> Result {
+        if database.isInTransaction { return try body() }
+        return try withReadTransaction(body)
+    }
 
     /// Runs `body` in a read transaction: the change log and the rows read for it come from
     /// one snapshot. Rolled back (it wrote nothing) when `body` throws.

@@ -1,0 +1,3 @@
+-- PLACEHOLDER on the history branch only: the declared-keys branch owns migration 0006
+-- (this same file name). The embedder refuses gaps, so until that branch is merged this empty
+-- step keeps 0007 buildable. At merge, take the declared-keys branch's file.
