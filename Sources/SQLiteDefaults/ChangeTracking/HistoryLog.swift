@@ -2,7 +2,7 @@ import CSQLiteDefaults
 import Foundation
 
 /// The history columns of the change log (`Migrations/0007_history.sql`): reading entries,
-/// naming the writer of this connection's entries, folding a library transaction's writes of
+/// naming the writer of this connection's entries (before each commit), folding a library transaction's writes of
 /// one key into one entry, and how long the log is kept.
 ///
 /// Stateless: every function takes the connection it works on, and is called only by the
@@ -92,19 +92,17 @@ enum HistoryLog {
 
     // MARK: The writer of this connection's entries
 
-    /// A TEMP trigger on this connection alone: every entry it adds to the log is stamped with
-    /// this process as its writer. Other connections (a `sqlite3` shell) do not have it, so
-    /// their entries keep `writer` NULL, which history shows as `sql`; nothing is asked of
-    /// them. The writer's fields are literals, so the trigger reads no table.
-    static func writerTriggerSQL(_ writer: DefaultsWriter) -> String {
+    /// Names `writer` as the writer of the log entries `?1…?2` that have none yet. The
+    /// writer's fields are literals (they never change for a process), so only the range is
+    /// bound. The entries are on pages the commit writes anyway.
+    /// ``stampSQL(_:)`` for this process, made once: a write must not build it again.
+    static let ownStampSQL = stampSQL(.current)
+
+    static func stampSQL(_ writer: DefaultsWriter) -> String {
         """
-        CREATE TEMP TRIGGER IF NOT EXISTS defaults_history_writer AFTER INSERT ON main.defaults_changes
-        BEGIN
-            UPDATE defaults_changes SET writer = 'library', writer_pid = \(writer.pid.map(String.init) ?? "NULL"),
-                writer_program = \(literal(writer.program)), writer_user = \(literal(writer.user)),
-                writer_host = \(literal(writer.host))
-            WHERE seq = new.seq;
-        END
+        UPDATE defaults_changes SET writer = \(literal(writer.kind.rawValue)), writer_pid = \(writer.pid.map(String.init) ?? "NULL"),
+            writer_program = \(literal(writer.program)), writer_user = \(literal(writer.user)), writer_host = \(literal(writer.host))
+        WHERE seq >= ?1 AND seq <= ?2 AND writer IS NULL
         """
     }
 

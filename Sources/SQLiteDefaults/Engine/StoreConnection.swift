@@ -28,9 +28,6 @@ final class StoreConnection {
     /// `PRAGMA data_version` when the cache was last known to match the file; used only when
     /// there is no change log (see ``refreshDataVersion()``).
     private var cachedDataVersion: Int64 = 0
-    /// Whether this connection's TEMP trigger names this process as the writer of its log
-    /// entries (see ``HistoryLog/writerTriggerSQL(_:)``); made before the first write.
-    private var writerTriggerReady = false
     /// The writer of rows a replicator wrote in the open transaction (the fleet and its
     /// machine), by key; every other write of this connection is ``DefaultsWriter/current``.
     var replicaWriters: [HashedKey: DefaultsWriter] = [:]
@@ -46,6 +43,7 @@ final class StoreConnection {
     private var beginStatement: Statement?
     private var commitStatement: Statement?
     private var beginReadStatement: Statement?
+    private var stampStatement: Statement?
 
     private func kept(_ slot: inout Statement?, _ sql: String) throws -> Statement {
         if let statement = slot { return statement }
@@ -99,7 +97,6 @@ final class StoreConnection {
         self.database = database
         isSuspended = false
         suspendedStamp = nil
-        writerTriggerReady = false  // TEMP objects lived in the closed connection
         recorder.install(on: database.handle)
         // data_version is per connection: the next check compares from the log's position.
         changeLog?.connectionChanged()
@@ -115,6 +112,7 @@ final class StoreConnection {
         beginStatement = nil
         commitStatement = nil
         beginReadStatement = nil
+        stampStatement = nil
         database.close()
     }
 
@@ -228,15 +226,47 @@ final class StoreConnection {
         } else {
             statement = try kept(&deleteStatement, "DELETE FROM defaults WHERE key = ?1")
         }
-        try statement.withBorrowedText(key, at: 1) {
-            guard let value else { return try step(statement, key: key, value: nil) }
-            try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
+        func run() throws {
+            try statement.withBorrowedText(key, at: 1) {
+                guard let value else { return try step(statement, key: key, value: nil) }
+                try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
+            }
+        }
+        guard transactionDepth == 0 else { return try run() }
+        // On its own, the write is a transaction of its own too: its log entry is stamped with
+        // this process as the writer before it commits, so no reader ever sees it unstamped.
+        try beginAutocommit()
+        do {
+            try run()
+            try stampOwnEntries()
+            let commit = try kept(&commitStatement, "COMMIT")
+            defer { commit.reset() }
+            _ = try commit.step()
+        } catch {
+            if database.isInTransaction { try? database.execute("ROLLBACK") }
+            recorder.clear()
+            throw error
+        }
+    }
+
+    /// BEGIN IMMEDIATE for a lone write; a database still busy after the busy timeout is
+    /// tried again (nothing was written yet), as the write itself used to be.
+    private func beginAutocommit() throws {
+        let begin = try kept(&beginStatement, "BEGIN IMMEDIATE")
+        var attempt = 0
+        while true {
+            do {
+                defer { begin.reset() }
+                _ = try begin.step()
+                return
+            } catch let error as DefaultsError where error.code == .busy && attempt < 3 {
+                attempt += 1
+            }
         }
     }
 
     /// Steps a bound write statement, recording its change for delivery after the commit.
     private func step(_ statement: Statement, key: String, value: SQLiteValue?) throws {
-        if !writerTriggerReady, !database.isInTransaction { prepareWriterTrigger() }
         recorder.begin(key: key, value: value)
         // Outside a transaction a write that meets a busy database after the busy timeout, or a
         // stale WAL snapshot, changed nothing: retrying it is safe.
@@ -264,7 +294,6 @@ final class StoreConnection {
         if transactionDepth == 0 {
             transactionAborted = nil
             replicaWriters.removeAll()
-            if !writerTriggerReady { prepareWriterTrigger() }
             let begin = try kept(&beginStatement, "BEGIN IMMEDIATE")
             defer { begin.reset() }
             _ = try begin.step()
@@ -288,7 +317,9 @@ final class StoreConnection {
             throw aborted
         }
         do {
-            // One history entry per key: done inside the transaction, so it commits with it.
+            // The history's writer and one entry per key: inside the transaction, so they
+            // commit with it.
+            try stampOwnEntries()
             if recorder.pendingWrites.count > 1 {
                 try HistoryLog.foldRepeatedWrites(recorder.pendingWrites, database: database)
             }
@@ -305,13 +336,16 @@ final class StoreConnection {
 
     // MARK: History
 
-    /// Creates the TEMP trigger that stamps this connection's log entries with this process
-    /// as their writer. Outside any transaction, so a rollback cannot take it away. A
-    /// connection where it cannot be made (the schema is not ours to extend) still writes;
-    /// its entries then read as a SQL client's.
-    private func prepareWriterTrigger() {
-        writerTriggerReady = true
-        try? database.execute(HistoryLog.writerTriggerSQL(.current))
+    /// Names this process as the writer of the log entries the open transaction added (those
+    /// a replicator already named keep their writer). Entries another client adds carry no
+    /// writer, which history reads as `sql`: nothing is asked of other clients.
+    private func stampOwnEntries() throws {
+        guard let sequences = recorder.pendingLogSequences else { return }
+        let stamp = try kept(&stampStatement, HistoryLog.ownStampSQL)
+        defer { stamp.reset() }
+        try stamp.bind(sequences.lowerBound, at: 1)
+        try stamp.bind(sequences.upperBound, at: 2)
+        _ = try stamp.step()
     }
 
     /// After an own commit that logged `sequences`: now and then deletes the log's entries
