@@ -272,9 +272,11 @@ if ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ENGINE_ONLY"] != nil {
     }
 }
 
-// The DocC plugin only when documentation is generated, so users never resolve it:
-//   SQLITEDEFAULTS_GENERATE_DOCS=1 swift package generate-documentation --target SQLiteDefaults
-// (SWIFT_PREVIEW_DOCS, as swift-configuration spells it, works too.)
+// The DocC plugin only for previewing documentation, so users never resolve it:
+//   SQLITEDEFAULTS_GENERATE_DOCS=1 swift package --disable-sandbox preview-documentation --target SQLiteDefaults
+// (SWIFT_PREVIEW_DOCS, as swift-configuration spells it, works too.) Scripts/docs.sh, which CI
+// runs, needs no plugin: it converts the catalogs with the toolchain's docc from the symbol
+// graphs of the build the tests made.
 if ProcessInfo.processInfo.environment["SQLITEDEFAULTS_GENERATE_DOCS"] != nil
     || ProcessInfo.processInfo.environment["SWIFT_PREVIEW_DOCS"] != nil {
     package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))

@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
 # Builds every DocC catalog (one per product with public API) with warnings as errors.
-# The DocC plugin is added to the package only when SQLITEDEFAULTS_GENERATE_DOCS is set (so
-# users never resolve it), in a scratch folder of its own so the test build is not disturbed.
+#
+# The symbol graphs come from the build the tests already made (`swift package
+# dump-symbol-graph` reuses .build), and the toolchain's `docc` converts each catalog: no
+# plugin, no second build of the package. (swift-docc-plugin would build everything again in a
+# scratch folder of its own; CI's time budget is the reason this script does not use it.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export SQLITEDEFAULTS_GENERATE_DOCS=1
-scratch=".build-docs"
-mkdir -p "$scratch/docs"
+out=".build/docs"
+rm -rf "$out"
+mkdir -p "$out"
+swift package dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols >"$out/dump.log" 2>&1 \
+    || { cat "$out/dump.log" >&2; exit 1; }
+graphs="$(sed -n 's/^Files written to //p' "$out/dump.log" | tail -1)"
+[ -d "$graphs" ] || { echo "docs: no symbol graphs found (see $out/dump.log)" >&2; exit 1; }
 for target in SQLiteDefaults SQLiteDefaultsObservable SQLiteDefaultsConfiguration SQLiteDefaultsServiceLifecycle SQLiteDefaultsPostgres; do
     echo "== docs: $target"
-    swift package --scratch-path "$scratch" --disable-sandbox generate-documentation \
-        --target "$target" --warnings-as-errors --output-path "$scratch/docs/$target"
+    # The module's own graph and its extensions of other modules' types (Module@Other).
+    mkdir -p "$out/graphs/$target"
+    cp "$graphs/$target.symbols.json" "$out/graphs/$target/"
+    cp "$graphs/$target"@*.symbols.json "$out/graphs/$target/" 2>/dev/null || true
+    docc convert "Sources/$target/$target.docc" \
+        --additional-symbol-graph-dir "$out/graphs/$target" \
+        --fallback-display-name "$target" --fallback-bundle-identifier "$target" \
+        --warnings-as-errors --output-path "$out/$target.doccarchive"
 done

@@ -2,8 +2,10 @@ import Foundation
 import Synchronization
 
 /// A child process whose standard output and error are collected, line by line, as they
-/// arrive: for `prefs demo`, and for the tests that drive `prefs` and the `sqlite3` shell from
-/// outside. Reads happen on threads of their own, never on the cooperative pool.
+/// arrive: the one way `prefs demo` and the test suites start programs (`prefs`, the `sqlite3`
+/// shell, the helper executables). Reads happen on threads of their own, never on the
+/// cooperative pool; waiting is offered both as `async` (``wait(timeout:)``) and blocking
+/// (``waitBlocking(timeout:)``) for synchronous tests.
 public final class ChildProcess: Sendable {
     /// How a finished child ended.
     public struct Outcome: Sendable {
@@ -34,13 +36,21 @@ public final class ChildProcess: Sendable {
 
     /// The executable's name and the arguments, for messages.
     public let commandLine: String
-    private let processIdentifier: Int32
+    /// The child's process identifier.
+    public let processIdentifier: Int32
     private let shared: Shared
+    /// The write end of the child's standard input while it is kept open (see `keepsInputOpen`).
+    private let openInput: FileHandle?
 
     /// Starts `executable` with `arguments`.
     /// - Parameters:
-    ///   - environment: variables to set on top of this process's environment.
-    ///   - input: what the child reads on standard input (nothing when nil).
+    ///   - environment: variables to set on top of this process's environment (or, when
+    ///     `inheritsEnvironment` is false, the child's whole environment).
+    ///   - inheritsEnvironment: whether the child starts from this process's environment.
+    ///   - directory: the child's working directory (this process's when nil).
+    ///   - input: what the child reads on standard input (nothing when nil); then it sees the end.
+    ///   - keepsInputOpen: leaves standard input open after `input` for ``writeInput(_:)``,
+    ///     until ``closeInput()``.
     ///   - onLine: sees each line of standard output as it arrives.
     ///   - onErrorLine: sees each line of standard error as it arrives.
     ///   - standardOutput: where the child's standard output goes instead of being collected
@@ -50,7 +60,10 @@ public final class ChildProcess: Sendable {
         _ executable: String,
         _ arguments: [String],
         environment: [String: String] = [:],
+        inheritsEnvironment: Bool = true,
+        directory: String? = nil,
         input: [UInt8]? = nil,
+        keepsInputOpen: Bool = false,
         standardOutput: FileHandle? = nil,
         onLine: (@Sendable (String) -> Void)? = nil,
         onErrorLine: (@Sendable (String) -> Void)? = nil
@@ -58,10 +71,13 @@ public final class ChildProcess: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        if !environment.isEmpty {
+        if !inheritsEnvironment {
+            process.environment = environment
+        } else if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        let inputPipe = try input.map { _ in try CloseOnExecPipe() }
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let inputPipe = (input != nil || keepsInputOpen) ? try CloseOnExecPipe() : nil
         let output = try CloseOnExecPipe()
         let error = try CloseOnExecPipe()
         let shared = Shared()
@@ -77,6 +93,7 @@ public final class ChildProcess: Sendable {
 
         Self.drain(output.reading, into: shared, isError: false, onLine: onLine)
         Self.drain(error.reading, into: shared, isError: true, onLine: onErrorLine)
+        openInput = keepsInputOpen ? inputPipe?.writing : nil
         if let inputPipe, let input {
             let writer = inputPipe.writing
             // A thread of its own, like the readers (see `drain`).
@@ -84,10 +101,24 @@ public final class ChildProcess: Sendable {
                 // A child that exits without reading raises SIGPIPE here: callers that pass input
                 // either ignore SIGPIPE (the tests do) or pass what fits a pipe buffer (64 KiB).
                 writer.write(Data(input))
-                try? writer.close()
+                if !keepsInputOpen { try? writer.close() }
             }.start()
         }
     }
+
+    /// Writes `bytes` to the child's standard input (kept open by `keepsInputOpen`); does
+    /// nothing once it is closed or when it was not kept open.
+    public func writeInput(_ bytes: [UInt8]) {
+        openInput?.write(Data(bytes))
+    }
+
+    /// Closes the child's standard input: it reads end of file.
+    public func closeInput() {
+        try? openInput?.close()
+    }
+
+    /// Whether the child has exited and all its output is read.
+    public var isFinished: Bool { finishedOutcome() != nil }
 
     /// Sends `signal` to the child.
     public func send(_ signal: Int32) {
@@ -103,6 +134,18 @@ public final class ChildProcess: Sendable {
             try? await Task.sleep(for: .milliseconds(2))
         }
         if let outcome = finishedOutcome() { return outcome }  // it may have ended while we slept
+        send(SIGKILL)
+        return nil
+    }
+
+    /// Like ``wait(timeout:)``, blocking the calling thread: for synchronous tests and tools.
+    public func waitBlocking(timeout: Duration) -> Outcome? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let outcome = finishedOutcome() { return outcome }
+            usleep(2_000)
+        }
+        if let outcome = finishedOutcome() { return outcome }
         send(SIGKILL)
         return nil
     }
@@ -138,6 +181,8 @@ public final class ChildProcess: Sendable {
                     pending.removeSubrange(...newline)
                 }
             }
+            // The last line may lack its newline (a child killed mid-line, or `printf`).
+            if let onLine, !pending.isEmpty { onLine(String(decoding: pending, as: UTF8.self)) }
             shared.state.withLock { $0.openStreams -= 1 }
         }.start()
     }

@@ -119,6 +119,11 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         /// An API was used where it cannot work, such as ``DefaultsStore/close()`` from inside
         /// one of the store's own transactions.
         public static let misuse = Code(rawValue: "misuse")
+        /// A value and a declared key disagree: a write of a value its declaration refuses
+        /// (wrong storage class, invalid JSON, a `bool` other than 0/1, a value not among the
+        /// allowed ones), or a declaration that the key's stored value (or its own default)
+        /// breaks. Nothing was changed. See `DefaultsStore.declare(_:)`.
+        public static let declarationConflict = Code(rawValue: "declarationConflict")
         /// Every code this version of the library defines.
         public static let allCases: [Code] = [
             .invalidKey,
@@ -147,6 +152,7 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
             .closed,
             .invalidConfiguration,
             .misuse,
+            .declarationConflict,
         ]
     }
 

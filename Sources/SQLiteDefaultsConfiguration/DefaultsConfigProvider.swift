@@ -94,7 +94,9 @@ extension DefaultsConfigProvider: ConfigProvider {
     public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
         let name = try RowKey.name(of: key)
         let row = try store.value(for: RowKey.rawKey(name))
-        return LookupResult(encodedKey: name, value: try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets))
+        return LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
+            try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets)
+        })
     }
 
     /// The key's value read from the database itself, bypassing the store's cache: a commit by
@@ -109,7 +111,9 @@ extension DefaultsConfigProvider: ConfigProvider {
         let name = try RowKey.name(of: key)
         // By bytes: SQLite tells "é" and "e\u{301}" apart, Swift's `==` does not.
         let row = try store.entries().first { $0.key.utf8.elementsEqual(name.utf8) }?.value
-        return LookupResult(encodedKey: name, value: try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets))
+        return LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
+            try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets)
+        })
     }
 
     /// Calls `updatesHandler` with a sequence that yields the key's current value (or the error
@@ -147,8 +151,13 @@ extension DefaultsConfigProvider: ConfigProvider {
             let updates = RowUpdates(first: .failure(error), firstRow: nil, rows: rows) { _ in .failure(error) }
             return try await updatesHandler(ConfigUpdatesAsyncSequence(updates))
         }
+        let store = self.store
         let lookup: @Sendable (SQLiteValue?) -> Result<LookupResult, any Error> = { row in
-            Result { LookupResult(encodedKey: name, value: try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets)) }
+            Result {
+                LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
+                    try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets)
+                })
+            }
         }
         let rawKey = RowKey.rawKey(name)
         // Register first, then read: a change committed in between is seen by both, and the

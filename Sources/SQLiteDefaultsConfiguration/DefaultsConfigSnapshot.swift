@@ -7,8 +7,11 @@ struct DefaultsConfigSnapshot: ConfigSnapshot, CustomStringConvertible {
     let providerName: String
     let rows: Result<[String: SQLiteValue], DefaultsError>
     let secrets: SecretsSpecifier<String, ConfigContent>
+    /// Asked for a key's declaration only when a row cannot be read as the asked type.
+    let store: DefaultsStore
 
     init(store: DefaultsStore, providerName: String, secrets: SecretsSpecifier<String, ConfigContent>) {
+        self.store = store
         self.providerName = providerName
         self.secrets = secrets
         do {
@@ -27,7 +30,9 @@ struct DefaultsConfigSnapshot: ConfigSnapshot, CustomStringConvertible {
         case .success(let rows):
             return LookupResult(
                 encodedKey: name,
-                value: try RowDecoding.configValue(of: rows[name], key: name, type: type, secrets: secrets)
+                value: try RowDecoding.namingDeclaration(of: name, in: store) {
+                    try RowDecoding.configValue(of: rows[name], key: name, type: type, secrets: secrets)
+                }
             )
         case .failure(let error):
             throw DefaultsError(error.code, "\(error.message) (reading configuration key '\(name)')", key: name)

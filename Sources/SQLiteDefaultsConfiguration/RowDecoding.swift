@@ -65,6 +65,19 @@ enum RowDecoding {
         }
     }
 
+    /// `body`'s value, or its error said again with the key's declared type when the key is
+    /// declared: a declared key's row always fits its declaration, so a row that cannot be read
+    /// as the asked type means the reader asked for another type than the one declared.
+    static func namingDeclaration<Result>(of key: String, in store: DefaultsStore, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as DefaultsError where error.code == .typeMismatch || error.code == .decodingFailed {
+            guard let declaration = try? store.declaration(for: key) else { throw error }
+            throw DefaultsError(error.code, "\(error.message); the key is declared \(declaration.type)", key: error.key ?? key,
+                                sqliteCode: error.sqliteCode, sqliteMessage: error.sqliteMessage)
+        }
+    }
+
     private static func requireText(_ row: SQLiteValue, key: String, type: ConfigType) throws {
         guard case .text = row else { throw mismatch(row, key: key, type: type, expected: "TEXT holding a JSON array") }
     }

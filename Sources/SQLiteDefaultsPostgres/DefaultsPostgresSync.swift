@@ -303,10 +303,17 @@ public final class DefaultsPostgresSync: Service, Sendable {
     private func rejoin(fleet: FleetTable, replica: LocalReplica, identity: String, floor: Int64, forgettingShadows: Bool,
                         on connection: PostgresConnection, skipped: inout Set<String>, pushed: inout Set<Int64>) async throws -> Int64 {
         let rows = try await timed(on: connection) { try await fleet.changes(after: 0, on: connection) }
-        let position = try replica.rejoin(rows, identity: identity, forgettingShadows: forgettingShadows)
+        let position = try replica.rejoin(rows, identity: identity, forgettingShadows: forgettingShadows,
+                                          onRefused: logRefusal)
         _ = try await push(among: nil, fleet: fleet, replica: replica, on: connection, skipped: &skipped, pushed: &pushed,
                            floor: floor)
         return try await fetch(after: position, fleet: fleet, replica: replica, identity: identity, on: connection, pushed: &pushed)
+    }
+
+    /// Says once, for each row the local declarations refuse, that the local value stays.
+    private func logRefusal(key: String, reason: String) {
+        logger.warning("fleet sync: a row from PostgreSQL was not applied, the local value stays: \(reason)",
+                       metadata: ["key": "\(key)"])
     }
 
     /// Fetches the rows after `position` and applies them; returns the new position.
@@ -326,7 +333,8 @@ public final class DefaultsPostgresSync: Service, Sendable {
             pushed = pushed.filter { $0 > last.version }
             return last.version
         }
-        try replica.apply(rows, identity: identity, position: last.version, asNewMember: asNewMember)
+        try replica.apply(rows, identity: identity, position: last.version, asNewMember: asNewMember,
+                          onRefused: logRefusal)
         pushed = pushed.filter { $0 > last.version }
         return last.version
     }

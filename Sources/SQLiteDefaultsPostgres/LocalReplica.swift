@@ -105,7 +105,8 @@ struct LocalReplica: Sendable {
     ///
     /// - Returns: how many keys changed in the file.
     @discardableResult
-    func apply(_ rows: [FleetRow], identity: String, position: Int64, asNewMember: Bool) throws -> Int {
+    func apply(_ rows: [FleetRow], identity: String, position: Int64, asNewMember: Bool,
+               onRefused: (_ key: String, _ reason: String) -> Void = { _, _ in }) throws -> Int {
         try store.replicaTransaction { transaction in
             var changed = 0
             for row in rows {
@@ -114,6 +115,7 @@ struct LocalReplica: Sendable {
                 let local = try transaction.row(row.key)
                 let isPending = !asNewMember && !SQLiteValue.isSameRow(local, known?.value)
                 if !isPending, !SQLiteValue.isSameRow(local, row.value) {
+                    if try keepsLocal(row, local: local, in: transaction, onRefused: onRefused) { continue }
                     try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
                     changed += 1
                 }
@@ -123,6 +125,20 @@ struct LocalReplica: Sendable {
             try transaction.rows("INSERT INTO defaults_fleet_state(fleet, position) VALUES (?1, ?2)", [.text(identity), .integer(position)])
             return changed
         }
+    }
+
+    /// Keeps the local value when this file's declaration of the key refuses the fleet's row
+    /// (a peer running a version of the app that declares the key otherwise, during a rolling
+    /// upgrade). The shadow takes the row's version with the *local* value: the row counts as
+    /// seen (the table stays in step, and the row is not fetched again), yet the local value is
+    /// not pending, so it is not pushed over the peer's. A later row that fits applies as usual.
+    /// - Returns: whether the row was refused (and its shadow recorded).
+    private func keepsLocal(_ row: FleetRow, local: SQLiteValue?, in transaction: ReplicaTransaction,
+                            onRefused: (_ key: String, _ reason: String) -> Void) throws -> Bool {
+        guard let value = row.value, let reason = try transaction.refusal(of: value, for: row.key) else { return false }
+        try setShadow(row.key, local, version: row.version, in: transaction)
+        onRefused(row.key, reason)
+        return true
     }
 
     /// Records that `rows` now stand in the fleet's table at `version`, unless a newer row of
@@ -180,7 +196,8 @@ struct LocalReplica: Sendable {
     /// from the table is pushed, and keys only the table has are taken from it.
     ///
     /// - Returns: the position to fetch after.
-    func rejoin(_ rows: [FleetRow], identity: String, forgettingShadows: Bool) throws -> Int64 {
+    func rejoin(_ rows: [FleetRow], identity: String, forgettingShadows: Bool,
+                onRefused: (_ key: String, _ reason: String) -> Void = { _, _ in }) throws -> Int64 {
         try store.replicaTransaction { transaction in
             try transaction.execute(Self.schema)
             if forgettingShadows { try transaction.execute("DELETE FROM defaults_fleet_shadow") }
@@ -193,6 +210,7 @@ struct LocalReplica: Sendable {
                     let local = try transaction.row(row.key)
                     let isPending = !SQLiteValue.isSameRow(local, known?.value)
                     if !isPending, !SQLiteValue.isSameRow(local, row.value) {
+                        if try keepsLocal(row, local: local, in: transaction, onRefused: onRefused) { continue }
                         try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
                     }
                 }

@@ -11,7 +11,9 @@ struct ListCommand: ParsableCommand {
             One line per key, in key order: key, storage class, value (control characters \
             escaped; in TEXT that is not valid UTF-8, each invalid byte as \\x{FF}). With \
             --json, one JSON object mapping keys to values, exactly as `export` prints it \
-            (refused, as by export, when a key is not valid UTF-8).
+            (refused, as by export, when a key is not valid UTF-8). A declared key's line ends \
+            with [declared TYPE]; with --declared, declared keys that are unset are listed too, \
+            as `unset` with their default. --json prints stored values only.
             """
     )
 
@@ -19,6 +21,9 @@ struct ListCommand: ParsableCommand {
 
     @Flag(help: "Print one JSON object, key → value, as `export` does.")
     var json = false
+
+    @Flag(help: "Also list declared keys that are unset, with their default.")
+    var declared = false
 
     func run() throws {
         let store = try storeOptions.openExisting()
@@ -36,13 +41,25 @@ struct ListCommand: ParsableCommand {
             let replaced = String(decoding: bytes, as: UTF8.self)
             if store?.contains(rowKey(replaced)) == false { shownKeys[replaced] = ValueFormatting.escaped(invalidUTF8: bytes) }
         }
-        let rows = entries.map {
-            (shownKeys[$0.key] ?? ValueFormatting.escaped($0.key), $0.value.storageClass, ValueFormatting.displayRepresentation($0.value))
+        let declarations = Dictionary(try store?.declarations().map { ($0.key, $0) } ?? [], uniquingKeysWith: { first, _ in first })
+        var rows = entries.map {
+            (key: $0.key, shown: shownKeys[$0.key] ?? ValueFormatting.escaped($0.key), storageClass: $0.value.storageClass,
+             value: ValueFormatting.displayRepresentation($0.value))
         }
-        let keyWidth = min(rows.map(\.0.count).max() ?? 0, 40)
+        if declared {
+            let stored = Set(entries.map(\.key))
+            for declaration in declarations.values where !stored.contains(declaration.key) {
+                let shownDefault = declaration.defaultValue.map { "(default " + ValueFormatting.displayRepresentation($0) + ")" } ?? "(no default)"
+                rows.append((declaration.key, ValueFormatting.escaped(declaration.key), "unset", shownDefault))
+            }
+            rows.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        }
+        let keyWidth = min(rows.map(\.shown.count).max() ?? 0, 40)
         var output = ""
-        for (key, storageClass, value) in rows {
-            let columns = value.isEmpty ? [key.padding(to: keyWidth), storageClass] : [key.padding(to: keyWidth), storageClass.padding(to: 7), value]
+        for row in rows {
+            var columns = row.value.isEmpty ? [row.shown.padding(to: keyWidth), row.storageClass]
+                : [row.shown.padding(to: keyWidth), row.storageClass.padding(to: 7), row.value]
+            if let declaration = declarations[row.key] { columns.append("[declared \(declaration.type)]") }
             output += columns.joined(separator: "  ") + "\n"
         }
         try Console.outRaw(output)

@@ -41,6 +41,9 @@ struct PrefsCommand: ParsableCommand {
             DomainsCommand.self,
             DemoCommand.self,
             WriteLoopCommand.self,
+            DeclareCommand.self,
+            UndeclareCommand.self,
+            DescribeCommand.self,
         ]
         #if !SQLITEDEFAULTS_WITHOUT_FLEET
         commands.insert(SyncCommand.self, at: 7)

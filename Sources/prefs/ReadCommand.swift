@@ -11,7 +11,8 @@ struct ReadCommand: ParsableCommand {
             Prints the value as you would type it back into `write`: INTEGER as 42, REAL as 2.0 \
             or 1e-05, TEXT as it is (each byte that is \
             not valid UTF-8 as \\x{FF}), BLOB as base64. With --json, prints it in the export format, \
-            which also shows its storage class. A key with no value exits with status 1.
+            which also shows its storage class. A key with no value prints its declared default \
+            when it is declared with one (see `declare`); otherwise it exits with status 1.
             """
     )
 
@@ -28,7 +29,8 @@ struct ReadCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard let store = try storeOptions.openExisting(), let value = try store.value(for: rowKey(key)) else {
+        guard let store = try storeOptions.openExisting() else { throw PrefsError.missingKey(key) }
+        guard let value = try store.value(for: rowKey(key)) ?? store.declaration(for: key)?.defaultValue else {
             throw PrefsError.missingKey(key)
         }
         try Console.out(json ? ExportFormat.encode(value) : ValueFormatting.readRepresentation(value))

@@ -16,7 +16,10 @@ struct WriteCommand: ParsableCommand {
             1970, from ISO 8601 (2024-05-01T10:30:00Z, 2024-05-01T10:30:00.25+02:00, \
             2024-05-01) or `now`; url → TEXT, after checking it is an absolute URL. \
             The write is on disk when the command returns. A value may start with a dash \
-            (prefs write offset -5 --type int); put `--` before a key that does.
+            (prefs write offset -5 --type int); put `--` before a key that does. \
+            A declared key (see `declare`) reads the value as its declared type without \
+            --type; a value (or a --type) the declaration refuses exits 1, naming the key and \
+            the type, and writes nothing.
             """
     )
 
@@ -28,8 +31,8 @@ struct WriteCommand: ParsableCommand {
     @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The value, written as its --type expects.", valueName: "value"))
     var values: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("How to read the value.", valueName: "type"))
-    var type: ValueType = .string
+    @Option(name: .long, help: ArgumentHelp("How to read the value (default: the declared type, else string).", valueName: "type"))
+    var type: ValueType?
 
     /// The one value. It is collected with `.allUnrecognized` so that a negative number
     /// (`write offset -5 --type int`) is taken as the value, not as an unknown option.
@@ -55,8 +58,17 @@ struct WriteCommand: ParsableCommand {
     }
 
     func run() throws {
-        let stored = try type.parse(value)  // before opening: bad input creates no database
+        let text = try value
+        // Before opening: with --type, bad input creates no database. Without it the value
+        // waits for the key's declaration, if any.
+        let parsed = try type?.parse(text)
         let store = try storeOptions.openForWriting()
+        let stored: SQLiteValue
+        if let declaration = try store.declaration(for: key) {
+            stored = try DeclaredValue.parse(text, explicitType: type, for: declaration)
+        } else {
+            stored = try parsed ?? ValueType.string.parse(text)
+        }
         try store.set(stored, for: rowKey(key))
     }
 }

@@ -153,34 +153,17 @@ public struct ProcessResult: Sendable {
     public let error: String
 }
 
-/// Runs a program to completion and captures its output.
+/// Runs a program to completion (through ``ChildProcess``, the one way the suites start
+/// programs) and captures its output. A child still running after ten minutes is killed and
+/// reported as an error.
 @discardableResult
 public func runProcess(_ executable: String, _ arguments: [String], input: String? = nil) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = try CloseOnExecPipe(), error = try CloseOnExecPipe()
-    let inputPipe = try input.map { _ in try CloseOnExecPipe() }
-    try process.run(output: output, error: error, input: inputPipe)
-    if let input, let inputPipe {
-        inputPipe.writing.write(Data(input.utf8))
-        try inputPipe.writing.close()
+    let child = try ChildProcess(executable, arguments, input: input.map { Array($0.utf8) })
+    guard let outcome = child.waitBlocking(timeout: .seconds(600)) else {
+        throw DefaultsError(.ioError, "\(child.commandLine) did not finish within ten minutes; it was killed")
     }
-    // Standard error is read on a thread of its own: a child that fills the error pipe
-    // while this thread waits for the end of its output would otherwise wait forever.
-    let errData = Locked(Data())
-    let errorRead = DispatchSemaphore(value: 0)
-    Thread {
-        let data = error.reading.readDataToEndOfFile()
-        errData.withLock { $0 = data }
-        errorRead.signal()
-    }.start()
-    let outData = output.reading.readDataToEndOfFile()
-    errorRead.wait()
-    process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus,
-                         output: String(decoding: outData, as: UTF8.self),
-                         error: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+    return ProcessResult(status: outcome.status,
+                         output: outcome.standardOutput, error: outcome.standardError)
 }
 
 /// Runs the test helper executable.

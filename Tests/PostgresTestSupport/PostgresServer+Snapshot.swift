@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 extension PostgresServer {
@@ -35,17 +36,14 @@ extension PostgresServer {
     /// `cp -a`: FileManager's copy would make the files the test's (root's), which the
     /// server's own account could then not read.
     private static func copyPreservingOwners(_ source: String, to destination: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/cp")
-        process.arguments = ["-a", source, destination]
+        let copy: ChildProcess
         do {
-            try process.run()
+            copy = try ChildProcess("/bin/cp", ["-a", source, destination])
         } catch {
             throw PostgresServerError("cannot run cp: \(error)")
         }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PostgresServerError("cp -a \(source) \(destination) failed with status \(process.terminationStatus)")
+        guard let outcome = copy.waitBlocking(timeout: .seconds(300)), outcome.succeeded else {
+            throw PostgresServerError("cp -a \(source) \(destination) failed or did not finish: \(copy.commandLine)")
         }
     }
 }

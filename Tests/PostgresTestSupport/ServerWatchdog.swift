@@ -13,9 +13,8 @@ import Foundation
 /// the directory is gone by then, so the watchdog just exits. It ignores SIGINT, SIGHUP,
 /// SIGTERM and SIGQUIT, so a Ctrl-C aimed at the test run does not take it down first.
 final class ServerWatchdog: Sendable {
-    private let lifeline: CloseOnExecPipe
-    /// Kept so the `sh` is reaped and its status read when it ends.
-    private let process: Process
+    /// The `sh`, started with its standard input kept open: that pipe is the lifeline.
+    private let child: ChildProcess
 
     private static let script = """
         trap '' INT HUP TERM QUIT
@@ -33,23 +32,13 @@ final class ServerWatchdog: Sendable {
         """
 
     /// Starts the watchdog for `directory` (which holds the data directory `data`).
-    /// - Throws: when the pipe or the `sh` process cannot be created.
+    /// - Throws: when the pipes or the `sh` process cannot be created.
     init(directory: String) throws {
-        let lifeline = try CloseOnExecPipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", Self.script, "postgres-test-watchdog", directory]
-        process.standardInput = lifeline.reading
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        try? lifeline.reading.close()
-        self.lifeline = lifeline
-        self.process = process
+        child = try ChildProcess("/bin/sh", ["-c", Self.script, "postgres-test-watchdog", directory], keepsInputOpen: true)
     }
 
     /// Lets the watchdog exit now (it deletes the directory first if it still exists).
     func release() {
-        try? lifeline.writing.close()
+        child.closeInput()
     }
 }

@@ -479,7 +479,13 @@ func probe(path: String, prefix: String, count: Int) {
         }
     }
     say("reads " + codes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
-    say("keys \(store.keys().count)")
+    do {
+        say("keys \(try store.keys().count)")
+    } catch let error as DefaultsError {
+        say("keys failed \(error.code.rawValue)")
+    } catch {
+        say("keys failed foreign")
+    }
     do {
         try store.set("probe", for: DefaultsKey<String>("probe.write", default: ""))
         say("write ok")

@@ -16,88 +16,68 @@ func environmentNumber(_ name: String, default fallback: Double) -> Double {
     ProcessInfo.processInfo.environment[name].flatMap(Double.init) ?? fallback
 }
 
-/// A child process whose stdout lines are collected as they arrive (so a test can wait for
-/// one with a deadline), with a stdin to talk to it and a way to kill it.
+/// A child process (a ``ChildProcess``) whose stdout lines are collected as they arrive, so a
+/// test can wait for one with a deadline, with a stdin to talk to it and a way to kill it.
 final class HelperProcess: Sendable {
     let lines = Collected<String>()
     let errors = Collected<String>()
     let pid: Int32
-    private let process: Process
-    private let input: CloseOnExecPipe
+    private let child: ChildProcess
+    private let outcome = Locked<ChildProcess.Outcome?>(nil)
 
     init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
          directory: String? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let output = try CloseOnExecPipe(), error = try CloseOnExecPipe(), input = try CloseOnExecPipe()
-        try process.run(output: output, error: error, input: input)
-        self.process = process
-        self.input = input
-        pid = process.processIdentifier
-        for (pipe, sink) in [(output, lines), (error, errors)] {
-            let handle = pipe.reading
-            let thread = Thread {
-                var pending = Data()
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    pending.append(chunk)
-                    while let newline = pending.firstIndex(of: 0x0A) {
-                        sink.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                        pending.removeSubrange(pending.startIndex...newline)
-                    }
-                }
-                if !pending.isEmpty { sink.append(String(decoding: pending, as: UTF8.self)) }
-                sink.append("\u{4}")  // end of stream
-            }
-            thread.start()
-        }
+        let lines = self.lines, errors = self.errors
+        child = try ChildProcess(
+            executable, arguments,
+            environment: environment ?? [:], inheritsEnvironment: environment == nil,
+            directory: directory, keepsInputOpen: true,
+            onLine: { lines.append($0) }, onErrorLine: { errors.append($0) }
+        )
+        pid = child.processIdentifier
     }
 
-    /// Waits for a stdout line matching `predicate` (among all lines so far); returns it.
+    /// Waits for a stdout line matching `predicate` (among all lines so far); returns it, or nil
+    /// when the deadline passes or the child ends without printing one.
     func waitForLine(timeout: Duration = .seconds(30), where predicate: @escaping (String) -> Bool) -> String? {
-        lines.wait(timeout: timeout) { $0.contains(where: predicate) || $0.last == "\u{4}" }
+        let child = self.child
+        lines.wait(timeout: timeout) { $0.contains(where: predicate) || child.isFinished }
         return lines.all.first(where: predicate)
     }
 
-    var output: [String] { lines.all.filter { $0 != "\u{4}" } }
-    var errorOutput: String { errors.all.filter { $0 != "\u{4}" }.joined(separator: "\n") }
+    var output: [String] { lines.all }
+    var errorOutput: String { errors.all.joined(separator: "\n") }
 
     func send(_ line: String) {
-        input.writing.write(Data((line + "\n").utf8))
+        child.writeInput(Array((line + "\n").utf8))
     }
 
     func closeInput() {
-        try? input.writing.close()
+        child.closeInput()
     }
 
     func kill(_ signal: Int32 = SIGKILL) {
-        _ = Foundation.kill(pid, signal)
+        child.send(signal)
     }
 
-    /// Waits for the process to end and its output to be read; returns false on timeout.
+    /// Waits for the process to end and its output to be read; returns false on timeout (the
+    /// child is then killed).
     @discardableResult
     func waitForExit(timeout: Duration = .seconds(60)) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
-        guard !process.isRunning else { return false }
-        lines.wait(timeout: .seconds(5)) { $0.last == "\u{4}" }
-        errors.wait(timeout: .seconds(5)) { $0.last == "\u{4}" }
+        guard let ended = child.waitBlocking(timeout: timeout) else { return false }
+        outcome.withLock { $0 = ended }
         return true
     }
 
-    var terminationStatus: Int32 { process.terminationStatus }
-    var diedOfSignal: Bool { process.terminationReason == .uncaughtSignal }
+    var terminationStatus: Int32 { outcome.withLock { $0?.status ?? -1 } }
+    var diedOfSignal: Bool { outcome.withLock { $0?.killedBySignal ?? false } }
 }
 
 /// The rows of the `defaults` table as one canonical text per key (the helper's format).
 func canonicalRows(_ database: String) throws -> [String: String] {
     let store = try DefaultsStore(path: database, configuration: quietConfiguration())
     var rows: [String: String] = [:]
-    for key in store.keys() {
+    for key in try store.keys() {
         rows[key] = canonical(try store.value(for: DefaultsKey<SQLiteValue?>(key)))
     }
     return rows

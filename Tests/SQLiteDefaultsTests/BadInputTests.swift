@@ -51,7 +51,7 @@ struct BadInputTests {
         #expect(!store.contains(empty))
         store[empty] = 5  // non-throwing: reported, not dropped silently
         #expect(store.lastReportedError?.code == .invalidKey)
-        #expect(store.keys().isEmpty)
+        #expect(try store.keys().isEmpty)
     }
 
     @Test func storedValueOfTheWrongType() throws {

@@ -80,7 +80,7 @@ struct CachedReadTests {
             #expect(store[composed] == 1)
             #expect(store[decomposed] == 2)
         }
-        #expect(store.keys().count == 2)
+        #expect(try store.keys().count == 2)
         try store.remove(decomposed)
         #expect(store[composed] == 1)
         #expect(store[decomposed] == 0)

@@ -1,3 +1,4 @@
+import ChildProcesses
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
@@ -10,28 +11,15 @@ struct DurabilityTests {
     @Test func aKilledWriterLosesNoAcknowledgedWrite() throws {
         let directory = try TemporaryDirectory()
         _ = try DefaultsStore(path: directory.database)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: builtExecutable("DefaultsTestHelper"))
-        process.arguments = ["write-loop", directory.database, "counter"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-
-        // Read acknowledgements until at least 200 writes have returned.
-        var acknowledged = 0
-        var buffer = ""
-        let deadline = ContinuousClock.now + .seconds(30)
-        while acknowledged < 200, ContinuousClock.now < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer += String(decoding: chunk, as: UTF8.self)
-            let lines = buffer.split(separator: "\n", omittingEmptySubsequences: false)
-            buffer = String(lines.last ?? "")
-            for line in lines.dropLast() { if let value = Int(line) { acknowledged = value } }
-        }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        // Acknowledged values, as the helper prints them after each write returns.
+        let acknowledgements = Collected<Int>()
+        let writer = try ChildProcess(builtExecutable("DefaultsTestHelper"), ["write-loop", directory.database, "counter"],
+                                      onLine: { line in Int(line).map { acknowledgements.append($0) } })
+        #expect(acknowledgements.wait(timeout: .seconds(30)) { ($0.last ?? 0) >= 200 })
+        writer.send(SIGKILL)
+        let outcome = writer.waitBlocking(timeout: .seconds(30))
+        #expect(outcome?.killedBySignal == true)
+        let acknowledged = acknowledgements.all.last ?? 0
         #expect(acknowledged >= 200)
 
         let reopened = try DefaultsStore(path: directory.database)

@@ -146,7 +146,7 @@ struct ForeignFileTests {
         do {
             let store = try DefaultsStore(path: old, configuration: configuration)
             #expect(store[name] == "Old")
-            #expect(store.keys() == ["name"])
+            #expect(try store.keys() == ["name"])
             expectError(.readOnly) { try store.set("New", for: name) }
             expectError(.readOnly) { try store.remove(name) }
         }
@@ -158,7 +158,7 @@ struct ForeignFileTests {
         #expect(FileManager.default.createFile(atPath: empty, contents: Data(), attributes: [.posixPermissions: 0o600]))
         do {
             let store = try DefaultsStore(path: empty, configuration: configuration)
-            #expect(store.keys().isEmpty)
+            #expect(try store.keys().isEmpty)
             #expect(store[name] == "Guest")
             expectError(.readOnly) { try store.set("x", for: name) }
         }

@@ -45,7 +45,9 @@ struct ScaleTests {
         try sqlite3(path, "INSERT INTO defaults(key, value) VALUES ('shared', 'from the shell')")
         let heard = await child.value(after: "heard ", timeout: .seconds(30))
         #expect(heard == "from the shell", "the last of \(opened) stores did not hear the shell's write: \(child.errors)")
-        #expect(await child.exitStatus(timeout: .seconds(30)) == 0)
+        // Closing 10,000 stores takes seconds on a quiet machine and minutes on a loaded one:
+        // the deadline is for a child that hangs, not a measure of speed.
+        #expect(await child.exitStatus(timeout: .seconds(300)) == 0)
         let seconds = Double(manyLine.split(separator: " ").dropFirst(2).first ?? "") ?? -1
         print("ScaleTests: \(opened) stores opened in \(seconds) s (whole run \(ContinuousClock.now - startedOpening)); one store: \(one), all: \(many); \(manyLine)")
     }

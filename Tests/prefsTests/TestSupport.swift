@@ -204,7 +204,7 @@ struct Watcher {
 func storedRows(_ path: String) throws -> [String: SQLiteValue] {
     let store = try DefaultsStore(path: path)
     var rows: [String: SQLiteValue] = [:]
-    for key in store.keys() {
+    for key in try store.keys() {
         rows[key] = try store.value(for: DefaultsKey<SQLiteValue?>(key))
     }
     return rows

@@ -59,6 +59,26 @@ extension Workloads {
         return try setInt(.defaults, configuration: configuration, label: "SQLiteDefaults, no external monitor")
     }
 
+    /// `set` of a declared key, in a file with 10,000 declared keys: what the database's
+    /// check of the declaration (Migrations/0006_declared_keys.sql) adds to a write.
+    public static func setIntDeclared() throws -> Workload {
+        let fixture = try StoreFixture("set-declared")
+        let store = fixture.store, key = BenchKeys.int
+        try store.transaction { _ in
+            for index in 0..<9_999 {
+                try store.declare(DefaultsDeclaration(key: "declared.\(index)", type: .int, defaultValue: .integer(0)))
+            }
+        }
+        try store.declare(key)
+        var counter = 0
+        return Workload("set Int · SQLiteDefaults, declared key (10,000 declared)", keep: [fixture]) { count in
+            for _ in 0..<count {
+                counter += 1
+                try store.set(counter, for: key)
+            }
+        }
+    }
+
     /// The reference a user would write by hand: raw SQLite on a bare table (no triggers, no
     /// change log), the same prepared upsert. Next to `setInt(.raw)` it shows what the
     /// library's schema costs by itself; next to the library, what the whole package costs.

@@ -48,7 +48,7 @@ enum Groups {
     static func set(_ harness: Harness) throws {
         let r = try harness.run("set", [
             { try Workloads.setInt(.defaults) }, { try Workloads.setInt(.raw) }, { try Workloads.setIntBare() },
-            { try Workloads.setIntWithoutMonitor() },
+            { try Workloads.setIntWithoutMonitor() }, { try Workloads.setIntDeclared() },
             { try Workloads.setString(.defaults) }, { try Workloads.setString(.raw) },
             { try Workloads.setCodable(.defaults) }, { try Workloads.setCodable(.raw) },
             { try Workloads.transaction100(.defaults) }, { try Workloads.transaction100(.raw) },
@@ -63,6 +63,8 @@ enum Groups {
         ratio("  diagnosis: raw SQLite same schema / bare table", r, "set Int · raw SQLite", "set Int · raw SQLite, bare table")
         ratio("set Int with the external monitor on / off", r, "set Int · SQLiteDefaults", "set Int · SQLiteDefaults, no external monitor", limit: 1.1)
         ratio("  diagnosis: set Int with externalChangeDetection = .off / raw SQLite", r, "set Int · SQLiteDefaults, no external monitor", "set Int · raw SQLite")
+        ratio("set Int of a declared key (10,000 declared) / of an undeclared key", r,
+              "set Int · SQLiteDefaults, declared key (10,000 declared)", "set Int · SQLiteDefaults", limit: 1.1)
         ratio("set String, autocommit: SQLiteDefaults / raw SQLite upsert", r, "set String · SQLiteDefaults", "set String · raw SQLite", limit: 1.15)
         ratio("set Codable, autocommit: SQLiteDefaults / raw SQLite (JSONEncoder + upsert)", r, "set Codable · SQLiteDefaults", "set Codable · raw SQLite")
         ratio("set 100 keys in one transaction (per key): SQLiteDefaults / raw SQLite", r,

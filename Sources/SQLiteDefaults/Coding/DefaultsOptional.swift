@@ -30,7 +30,8 @@ extension DefaultsCodec where Value: _DefaultsOptional, Value.Wrapped: Sendable 
             decode: { stored in
                 if case .null = stored { return nil }
                 return Value(_defaultsWrapped: try wrapped.decode(stored))
-            }
+            },
+            shape: wrapped.shape
         )
     }
 }

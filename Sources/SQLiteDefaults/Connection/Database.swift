@@ -73,6 +73,9 @@ final class Database {
 
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Rows changed by the last INSERT, UPDATE or DELETE (triggers' rows not counted).
+    var changes: Int32 { sqlite3_changes(handle) }
+
     /// A ``DefaultsError`` for a failed SQLite call: the kind of failure in the user's words,
     /// what we were doing, and SQLite's own code and message.
     func error(_ code: Int32, _ operation: String, message: String? = nil) -> DefaultsError {
@@ -118,6 +121,10 @@ extension DefaultsError {
         let where_ = path.map { " (\($0))" } ?? ""
         let kind: Code
         let sentence: String
+        if let refusal = DeclarationRefusal(sqliteMessage: message) {
+            return DefaultsError(.declarationConflict, refusal.sentence, key: refusal.key, path: path,
+                                 sqliteCode: code, sqliteMessage: message)
+        }
         switch code & 0xFF {
         case SQLITE_NOTADB:
             kind = .notADatabase; sentence = "the file is not a SQLite database"

@@ -52,6 +52,16 @@ package final class ReplicaTransaction {
         }
     }
 
+    /// Why the key's declaration refuses `value` (one sentence naming the key and the declared
+    /// type), or `nil` when it accepts it or the key is not declared. A replicator checks this
+    /// before ``write(_:_:)``, so that a row the local declarations refuse is kept out without
+    /// failing the whole transaction.
+    /// - Throws: ``DefaultsError`` when reading the declaration fails.
+    package func refusal(of value: SQLiteValue, for key: String) throws -> String? {
+        try checkOpen()
+        return try connection.declaration(for: key)?.refusal(of: value)
+    }
+
     /// Runs one SQL statement on the replicator's own tables and returns its rows. Never for
     /// `defaults` or the change log: those change only through ``write(_:_:)``.
     /// - Throws: ``DefaultsError`` when SQLite fails.

@@ -8,42 +8,44 @@ extension DefaultsKey {
     /// - Parameters:
     ///   - name: the row's key; any non-empty string.
     ///   - defaultValue: what reads return while the row does not exist.
-    public convenience init(_ name: String, default defaultValue: Value) where Value: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .serializable())
+    ///   - summary: what the key is for, recorded when it is declared
+    ///     (`DefaultsStore.declare(_:)`) and shown by `prefs describe`.
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil) where Value: DefaultsSerializable {
+        self.init(name: name, defaultValue: defaultValue, codec: .serializable(), summary: summary)
     }
 
     /// A key for a `RawRepresentable` value, stored as its raw value (e.g. a `String` enum).
-    public convenience init(_ name: String, default defaultValue: Value)
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
     where Value: RawRepresentable, Value.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .rawValue())
+        self.init(name: name, defaultValue: defaultValue, codec: .rawValue(), summary: summary)
     }
 
     /// A key for a `Codable` value, stored as JSON text.
-    public convenience init(_ name: String, default defaultValue: Value) where Value: Codable {
-        self.init(name: name, defaultValue: defaultValue, codec: .json())
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil) where Value: Codable {
+        self.init(name: name, defaultValue: defaultValue, codec: .json(), summary: summary)
     }
 
     /// A key for a type that is both serializable and `Codable`: uses ``DefaultsSerializable``.
-    public convenience init(_ name: String, default defaultValue: Value) where Value: DefaultsSerializable & Codable {
-        self.init(name: name, defaultValue: defaultValue, codec: .serializable())
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil) where Value: DefaultsSerializable & Codable {
+        self.init(name: name, defaultValue: defaultValue, codec: .serializable(), summary: summary)
     }
 
     /// A key for a type that is both serializable and `RawRepresentable`: uses ``DefaultsSerializable``.
-    public convenience init(_ name: String, default defaultValue: Value)
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
     where Value: DefaultsSerializable & RawRepresentable, Value.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .serializable())
+        self.init(name: name, defaultValue: defaultValue, codec: .serializable(), summary: summary)
     }
 
     /// A key for a type that is both `RawRepresentable` and `Codable`: stored as its raw value.
-    public convenience init(_ name: String, default defaultValue: Value)
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
     where Value: RawRepresentable & Codable, Value.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .rawValue())
+        self.init(name: name, defaultValue: defaultValue, codec: .rawValue(), summary: summary)
     }
 
     /// A key for a type that is serializable, `RawRepresentable` and `Codable`: uses ``DefaultsSerializable``.
-    public convenience init(_ name: String, default defaultValue: Value)
+    public convenience init(_ name: String, default defaultValue: Value, summary: String? = nil)
     where Value: DefaultsSerializable & RawRepresentable & Codable, Value.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .serializable())
+        self.init(name: name, defaultValue: defaultValue, codec: .serializable(), summary: summary)
     }
 }
 
@@ -51,47 +53,47 @@ extension DefaultsKey {
 
 extension DefaultsKey {
     /// A key for an optional ``DefaultsSerializable`` value; `nil` unless you give a default.
-    public convenience init(_ name: String, default defaultValue: Value = nil)
+    public convenience init(_ name: String, default defaultValue: Value = nil, summary: String? = nil)
     where Value: _DefaultsOptional & DefaultsSerializable, Value.Wrapped: DefaultsSerializable & Sendable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()))
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()), summary: summary)
     }
 
     /// A key for an optional `RawRepresentable` value; `nil` unless you give a default.
-    public convenience init(_ name: String, default defaultValue: Value = nil)
+    public convenience init(_ name: String, default defaultValue: Value = nil, summary: String? = nil)
     where Value: _DefaultsOptional, Value.Wrapped: RawRepresentable & Sendable, Value.Wrapped.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.rawValue()))
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.rawValue()), summary: summary)
     }
 
     /// A key for an optional `Codable` value, stored as JSON; `nil` unless you give a default.
-    public convenience init(_ name: String, default defaultValue: Value = nil)
+    public convenience init(_ name: String, default defaultValue: Value = nil, summary: String? = nil)
     where Value: _DefaultsOptional & Codable, Value.Wrapped: Codable & Sendable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.json()))
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.json()), summary: summary)
     }
 
     /// A key for an optional value that is serializable and `Codable`: uses ``DefaultsSerializable``.
-    public convenience init(_ name: String, default defaultValue: Value = nil)
+    public convenience init(_ name: String, default defaultValue: Value = nil, summary: String? = nil)
     where Value: _DefaultsOptional & DefaultsSerializable & Codable, Value.Wrapped: DefaultsSerializable & Codable & Sendable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()))
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()), summary: summary)
     }
 
     /// A key for an optional value that is serializable and `RawRepresentable`: uses ``DefaultsSerializable``.
-    public convenience init(_ name: String, default defaultValue: Value = nil)
+    public convenience init(_ name: String, default defaultValue: Value = nil, summary: String? = nil)
     where Value: _DefaultsOptional & DefaultsSerializable,
           Value.Wrapped: DefaultsSerializable & RawRepresentable & Sendable, Value.Wrapped.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()))
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()), summary: summary)
     }
 
     /// A key for an optional value that is `RawRepresentable` and `Codable`: stored as its raw value.
-    public convenience init(_ name: String, default defaultValue: Value = nil)
+    public convenience init(_ name: String, default defaultValue: Value = nil, summary: String? = nil)
     where Value: _DefaultsOptional & Codable,
           Value.Wrapped: RawRepresentable & Codable & Sendable, Value.Wrapped.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.rawValue()))
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.rawValue()), summary: summary)
     }
 
     /// A key for an optional value that is serializable, `RawRepresentable` and `Codable`: uses ``DefaultsSerializable``.
-    public convenience init(_ name: String, default defaultValue: Value = nil)
+    public convenience init(_ name: String, default defaultValue: Value = nil, summary: String? = nil)
     where Value: _DefaultsOptional & DefaultsSerializable & Codable,
           Value.Wrapped: DefaultsSerializable & RawRepresentable & Codable & Sendable, Value.Wrapped.RawValue: DefaultsSerializable {
-        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()))
+        self.init(name: name, defaultValue: defaultValue, codec: .optionalValue(.serializable()), summary: summary)
     }
 }

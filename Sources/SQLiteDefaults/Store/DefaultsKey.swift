@@ -14,6 +14,10 @@
 /// equal as Swift strings, name two rows.
 /// The empty name is refused when the key is used, with ``DefaultsError/Code/invalidKey``.
 ///
+/// A summary (`DefaultsKey<Int>("timeout", default: 30, summary: "Request timeout, in seconds")`)
+/// documents the key where operators look: `prefs describe` and the `defaults_schema` table,
+/// once the key is declared.
+///
 /// How the value is coded is chosen when the key is created, by the initializer that
 /// matches the type: ``DefaultsSerializable`` first, then `RawRepresentable` (stored as its
 /// raw value), then `Codable` (stored as JSON text).
@@ -29,11 +33,16 @@ public final class DefaultsKey<Value: Sendable>: DefaultsKeys, @unchecked Sendab
     /// for the non-throwing subscript).
     public let defaultValue: Value
     let codec: DefaultsCodec<Value>
+    /// What the key is for, in one sentence: recorded with its declaration
+    /// (`DefaultsStore.declare(_:)`) and shown by
+    /// `prefs describe`; `nil` when none was given.
+    public let summary: String?
 
-    init(name: String, defaultValue: Value, codec: DefaultsCodec<Value>) {
+    init(name: String, defaultValue: Value, codec: DefaultsCodec<Value>, summary: String? = nil) {
         self.hashedName = HashedKey(name)
         self.defaultValue = defaultValue
         self.codec = codec
+        self.summary = summary
         super.init()
     }
 }

@@ -145,15 +145,15 @@ public final class DefaultsStore: Sendable {
         }
     }
 
-    /// The names of every stored key, sorted; empty when reading fails (the failure is logged).
-    public func keys() -> [String] {
-        do {
-            return try core.keys()
-        } catch {
-            core.configuration.logger.warning("SQLiteDefaults: keys() could not read the table",
-                                              metadata: ["path": "\(path ?? "memory")", "error": "\(error)"])
-            return []
-        }
+    /// The names of every stored key, sorted.
+    ///
+    /// Throws as ``entries()`` does: an empty list always means an empty table, never a
+    /// failed read.
+    ///
+    /// - Throws: ``DefaultsError`` when the table cannot be read (`.closed`, `.databaseReplaced`,
+    ///   `.corrupt`, `.ioError`, …).
+    public func keys() throws -> [String] {
+        try core.keys()
     }
 
     /// Every row as stored, sorted by key: one consistent snapshot of the whole table, for

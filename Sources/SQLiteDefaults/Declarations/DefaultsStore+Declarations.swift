@@ -1,0 +1,83 @@
+/// Declared keys: a key's type, default and summary, kept in the file (table
+/// `defaults_schema`) and enforced by the database for every client.
+extension DefaultsStore {
+    /// Declares keys of any value types in one call: records each key's type, Swift type,
+    /// default, summary and allowed values in `defaults_schema`, after which the database
+    /// refuses, from every client (this library, `prefs`, the `sqlite3` shell, Python, the
+    /// fleet), a write the declaration does not accept.
+    ///
+    /// ```swift
+    /// extension DefaultsKeys {
+    ///     static let timeout = DefaultsKey<Int>("timeout", default: 30, summary: "Request timeout, in seconds")
+    ///     static let theme   = DefaultsKey<Theme>("theme", default: .light)   // Theme: String, CaseIterable
+    /// }
+    /// try store.declare(DefaultsKeys.timeout, DefaultsKeys.theme)
+    /// ```
+    ///
+    /// Idempotent: declaring what is already declared writes nothing and notifies nobody, so
+    /// every process may declare its keys at start-up. A changed declaration (a new summary, a
+    /// new default, another type) replaces the old one when the stored value fits it; to
+    /// convert a stored value, use ``evolve(_:to:converting:)``. All the keys are declared in
+    /// one transaction, or none; inside ``transaction(_:)`` they join it.
+    ///
+    /// - Throws: ``DefaultsError`` — `.declarationConflict` when a key's stored value does
+    ///   not fit its declaration (the error names the key and the stored type; nothing is
+    ///   declared) or a key's type cannot be declared (see ``DefaultsKey/declaration()``);
+    ///   `.invalidKey`; `.busy`, `.readOnly`, `.diskFull`, `.closed`, as writes do.
+    public func declare<each Value: Sendable>(_ keys: repeat DefaultsKey<each Value>) throws {
+        var declarations: [DefaultsDeclaration] = []
+        for key in repeat each keys { declarations.append(try key.declaration()) }
+        try core.declare(declarations)
+    }
+
+    /// Declares one key from a declaration built by hand (a tool that knows no Swift type, such
+    /// as `prefs declare`); otherwise as `declare(_:)` with typed keys.
+    ///
+    /// ```swift
+    /// try store.declare(DefaultsDeclaration(key: "mode", type: .string, defaultValue: .text("fast"),
+    ///                                       allowedValues: ["fast", "safe"]))
+    /// ```
+    ///
+    /// - Throws: ``DefaultsError`` — `.declarationConflict` when the stored value, or the
+    ///   declaration's own default, does not fit it, or allowed values are given for a type
+    ///   other than `int`, `string` or `url`; the other errors of a write.
+    public func declare(_ declaration: DefaultsDeclaration) throws {
+        try core.declare([declaration])
+    }
+
+    /// Removes the declaration of `key`: it accepts any value again. The stored value stays.
+    ///
+    /// ```swift
+    /// try store.undeclare("timeout")
+    /// ```
+    ///
+    /// - Throws: ``DefaultsError`` — `.invalidKey`; `.busy`, `.readOnly`, `.closed`, as writes do.
+    ///   Undeclaring a key that is not declared does nothing.
+    public func undeclare(_ key: String) throws {
+        try core.undeclare(key)
+    }
+
+    /// Every declaration in the file, sorted by key.
+    ///
+    /// ```swift
+    /// for declaration in try store.declarations() { print(declaration.key, declaration.type) }
+    /// ```
+    ///
+    /// - Returns: the declarations, as `defaults_schema` holds them.
+    /// - Throws: ``DefaultsError`` — `.closed`, `.busy`, `.ioError`; `.decodingFailed` when a
+    ///   row of `defaults_schema` names a type this library does not know.
+    public func declarations() throws -> [DefaultsDeclaration] {
+        try core.withConnection { try $0.declarations() }
+    }
+
+    /// The declaration of `key`, or `nil` when it is not declared.
+    ///
+    /// ```swift
+    /// if let declared = try store.declaration(for: "timeout") { print(declared.type) }
+    /// ```
+    ///
+    /// - Throws: as ``declarations()``.
+    public func declaration(for key: String) throws -> DefaultsDeclaration? {
+        try core.withConnection { try $0.declaration(for: key) }
+    }
+}

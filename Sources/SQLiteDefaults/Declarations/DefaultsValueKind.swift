@@ -1,0 +1,57 @@
+/// A declared key's type, in the words the `prefs` tool and `defaults_schema.type` use.
+///
+/// Each kind names the SQLite storage classes a value of the key may have; the database
+/// refuses any other (see `DefaultsStore.declare(_:)`):
+///
+/// | kind | stored as |
+/// | --- | --- |
+/// | `bool` | INTEGER 0 or 1 |
+/// | `int` | INTEGER |
+/// | `double`, `date` | REAL or INTEGER (a date in seconds since 1970) |
+/// | `string`, `url` | TEXT |
+/// | `json` | TEXT that is valid JSON |
+/// | `data` | BLOB |
+///
+/// ```swift
+/// DefaultsValueKind(rawValue: "int")  // .int
+/// DefaultsValueKind.int.accepts(.text("abc"))  // false
+/// ```
+public enum DefaultsValueKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// `true`/`false`, stored as INTEGER 1/0.
+    case bool
+    /// A signed 64-bit integer, stored as INTEGER.
+    case int
+    /// A floating-point number, stored as REAL (INTEGER is accepted and widened).
+    case double
+    /// Text, stored as TEXT.
+    case string
+    /// JSON text (an array, an object or any JSON value), stored as TEXT.
+    case json
+    /// Bytes, stored as BLOB.
+    case data
+    /// A moment, stored as REAL (or INTEGER) seconds since 1970-01-01 UTC.
+    case date
+    /// A URL's absolute string, stored as TEXT.
+    case url
+
+    /// The kind's name, as `prefs` and `defaults_schema` write it.
+    public var description: String { rawValue }
+
+    /// Whether a stored value has a storage class this kind allows, and (for `bool` and `json`)
+    /// content it allows. The same rule as the database's triggers; `NULL` is never a value
+    /// (deleting the row unsets a key). Allowed values are checked by
+    /// ``DefaultsDeclaration/accepts(_:)``.
+    /// - Parameter value: a value as it is or would be stored.
+    /// - Returns: whether the database accepts `value` for a key of this kind.
+    public func accepts(_ value: SQLiteValue) -> Bool {
+        switch (self, value) {
+        case (.bool, .integer(let number)): number == 0 || number == 1
+        case (.int, .integer): true
+        case (.double, .real), (.double, .integer), (.date, .real), (.date, .integer): true
+        case (.string, .text), (.string, .invalidUTF8Text), (.url, .text), (.url, .invalidUTF8Text): true
+        case (.json, .text(let text)): JSONValidity.isValid(text)
+        case (.data, .blob): true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// The `defaults_schema` table, read and written on the store's connection (lock held).
+extension StoreConnection {
+    private static let columns = "key, type, swift_type, default_value, summary, allowed"
+
+    /// Every declaration, sorted by key (as SQLite orders key bytes).
+    func declarations() throws -> [DefaultsDeclaration] {
+        guard let statement = try schemaStatement("SELECT \(Self.columns) FROM defaults_schema ORDER BY key") else { return [] }
+        defer { statement.reset() }
+        var result: [DefaultsDeclaration] = []
+        while try statement.step() { result.append(try declaration(from: statement)) }
+        return result
+    }
+
+    /// The declaration of `key`, or nil.
+    func declaration(for key: String) throws -> DefaultsDeclaration? {
+        guard let statement = try schemaStatement("SELECT \(Self.columns) FROM defaults_schema WHERE key = ?1") else { return nil }
+        return try statement.withBorrowedText(key, at: 1) {
+            try statement.step() ? try declaration(from: statement) : nil
+        }
+    }
+
+    /// A statement reading `defaults_schema`, or nil when the file has none: a file of an
+    /// older schema opened read-only (nothing is migrated then) declares nothing.
+    private func schemaStatement(_ sql: String) throws -> Statement? {
+        do {
+            return try database.statement(sql)
+        } catch let error as DefaultsError where error.sqliteMessage?.hasPrefix("no such table: defaults_schema") == true {
+            return nil
+        }
+    }
+
+    /// Writes (or replaces) a declaration. The schema triggers refuse one that the stored
+    /// value or its own default breaks.
+    func upsert(_ declaration: DefaultsDeclaration) throws {
+        let statement = try database.statement("""
+            INSERT INTO defaults_schema(key, type, swift_type, default_value, summary, allowed)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            ON CONFLICT(key) DO UPDATE SET type = excluded.type, swift_type = excluded.swift_type,
+                default_value = excluded.default_value, summary = excluded.summary, allowed = excluded.allowed
+            """)
+        defer { statement.reset() }
+        try statement.bind(.text(declaration.key), at: 1)
+        try statement.bind(.text(declaration.type.rawValue), at: 2)
+        try statement.bind(declaration.swiftType.map(SQLiteValue.text) ?? .null, at: 3)
+        try statement.bind(declaration.defaultValue ?? .null, at: 4)
+        try statement.bind(declaration.summary.map(SQLiteValue.text) ?? .null, at: 5)
+        try statement.bind(try Self.allowedText(declaration.allowedValues).map(SQLiteValue.text) ?? .null, at: 6)
+        _ = try statement.step()
+    }
+
+    /// Removes the declaration of `key`; the key then accepts anything again.
+    /// - Returns: whether there was one.
+    @discardableResult
+    func deleteDeclaration(_ key: String) throws -> Bool {
+        let statement = try database.statement("DELETE FROM defaults_schema WHERE key = ?1")
+        try statement.withBorrowedText(key, at: 1) { _ = try statement.step() }
+        return sqlite3Changes() > 0
+    }
+
+    private func sqlite3Changes() -> Int { Int(database.changes) }
+
+    private func declaration(from statement: Statement) throws -> DefaultsDeclaration {
+        let typeName = statement.text(at: 1)
+        guard let type = DefaultsValueKind(rawValue: typeName) else {
+            throw DefaultsError(.decodingFailed, "defaults_schema declares key '\(statement.text(at: 0))' with the unknown type '\(typeName)'")
+        }
+        let swiftType = statement.value(at: 2)
+        let defaultValue = statement.value(at: 3)
+        let summary = statement.value(at: 4)
+        let allowed = statement.value(at: 5)
+        return DefaultsDeclaration(
+            key: statement.text(at: 0),
+            type: type,
+            swiftType: swiftType.castText,
+            defaultValue: defaultValue == .null ? nil : defaultValue,
+            summary: summary.castText,
+            allowedValues: try Self.allowedValues(allowed)
+        )
+    }
+
+    /// The allowed values as the JSON array the table keeps.
+    static func allowedText(_ values: [String]?) throws -> String? {
+        guard let values else { return nil }
+        let data = try JSONSerialization.data(withJSONObject: values, options: [.withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func allowedValues(_ stored: SQLiteValue) throws -> [String]? {
+        guard case .text(let text) = stored else { return nil }
+        let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+        guard let array = parsed as? [Any] else { return nil }
+        return array.map { element in
+            switch element {
+            case let text as String: text
+            case let number as NSNumber: number.stringValue
+            default: "\(element)"
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+/// Declaring and evolving keys: the schema table is written in the engine's transactions, so
+/// a declaration joins a surrounding transaction and a refusal rolls everything back.
+extension StoreEngine {
+    func declare(_ declarations: [DefaultsDeclaration]) throws {
+        for declaration in declarations { try Self.validate(declaration) }
+        // Unchanged declarations write nothing: read first, without taking the write lock, so
+        // that many processes declaring the same keys at start-up never queue for it.
+        let unchanged = try withConnection { connection in
+            try declarations.allSatisfy { try connection.declaration(for: $0.key) == $0 }
+        }
+        if unchanged { return }
+        try transaction { connection in
+            for declaration in declarations {
+                if try connection.declaration(for: declaration.key) == declaration { continue }
+                try Self.checkStoredValue(declaration, on: connection)
+                try connection.upsert(declaration)
+            }
+        }
+    }
+
+    func undeclare(_ key: String) throws {
+        try Self.validate(key)
+        let declared = try withConnection { try $0.declaration(for: key) != nil }
+        guard declared else { return }
+        try transaction { connection in _ = try connection.deleteDeclaration(key) }
+    }
+
+    /// Refuses, with the key and the stored type named, a declaration the stored value breaks.
+    static func checkStoredValue(_ declaration: DefaultsDeclaration, on connection: StoreConnection) throws {
+        guard let stored = try connection.read(declaration.key), !declaration.accepts(stored) else { return }
+        let shown = stored.castText.map { " \($0.prefix(40))" } ?? ""
+        throw DefaultsError(
+            .declarationConflict,
+            "key '\(declaration.key)' holds a \(stored.storageClass) value\(shown), which the declaration as \(declaration.type) refuses; nothing was changed (DefaultsStore.evolve converts a stored value)",
+            key: declaration.key)
+    }
+
+    /// A declaration that is whole before it reaches the database.
+    static func validate(_ declaration: DefaultsDeclaration) throws {
+        try validate(declaration.key)
+        if let defaultValue = declaration.defaultValue, !declaration.accepts(defaultValue) {
+            let reason = declaration.refusal(of: defaultValue, origin: "default") ?? "the default is refused"
+            throw DefaultsError(.declarationConflict, reason, key: declaration.key)
+        }
+        if let allowed = declaration.allowedValues {
+            switch declaration.type {
+            case .string, .url: break
+            case .int:
+                if let bad = allowed.first(where: { Int64($0) == nil || String(Int64($0)!) != $0 }) {
+                    throw DefaultsError(.declarationConflict, "key '\(declaration.key)' is declared int, so its allowed value '\(bad)' (not an integer as SQL writes it) could never be stored", key: declaration.key)
+                }
+            default:
+                throw DefaultsError(.declarationConflict, "key '\(declaration.key)' is declared \(declaration.type); allowed values apply only to int, string and url keys", key: declaration.key)
+            }
+            if allowed.isEmpty {
+                throw DefaultsError(.declarationConflict, "key '\(declaration.key)' has an empty list of allowed values, so no value could ever be stored", key: declaration.key)
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import DefaultsTestSupport
+import Foundation
+@testable import SQLiteDefaults
+import Testing
+
+/// The database enforces declarations for every client: here, the sqlite3 shell.
+@Suite("Declared keys: the database refuses what does not fit, from any client", .requiresSQLiteShell)
+struct DeclaredKeyEnforcementTests {
+    /// One literal of each storage class, and which declared types take it.
+    static let literals: [(sql: String, storageClass: String, accepted: Set<DefaultsValueKind>)] = [
+        ("NULL", "null", []),
+        ("1", "integer", [.bool, .int, .double, .date]),
+        ("7", "integer", [.int, .double, .date]),
+        ("2.5", "real", [.double, .date]),
+        ("-0.0", "real", [.double, .date]),
+        ("'abc'", "text", [.string, .url]),
+        ("'[1,2]'", "text", [.string, .url, .json]),
+        ("x'0102'", "blob", [.data]),
+    ]
+
+    @Test("every storage class against every declared type, through the sqlite3 shell")
+    func everyClassAgainstEveryType() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        for kind in DefaultsValueKind.allCases {
+            try store.declare(DefaultsDeclaration(key: "k_\(kind)", type: kind))
+        }
+        // One shell for every attempt (it goes on after an error and names the failing line):
+        // line 2n is an INSERT, line 2n+1 prints what the key then holds.
+        var script: [String] = []
+        var attempts: [(kind: DefaultsValueKind, literal: (sql: String, storageClass: String, accepted: Set<DefaultsValueKind>))] = []
+        for kind in DefaultsValueKind.allCases {
+            for literal in Self.literals {
+                let key = "k_\(kind)"
+                script.append("INSERT INTO defaults(key, value) VALUES ('\(key)', \(literal.sql)) ON CONFLICT(key) DO UPDATE SET value = excluded.value;")
+                script.append("SELECT \(attempts.count), coalesce((SELECT typeof(value) FROM defaults WHERE key = '\(key)'), 'none');")
+                attempts.append((kind, literal))
+            }
+        }
+        let result = try runProcess(try sqlite3Path(), ["-batch", directory.database], input: script.joined(separator: "\n") + "\n")
+        var held: [Int: String] = [:]
+        for line in result.output.split(separator: "\n") {
+            let parts = line.split(separator: "|")
+            if parts.count == 2, let index = Int(parts[0]) { held[index] = String(parts[1]) }
+        }
+        var errors: [Int: String] = [:]
+        for line in result.error.split(separator: "\n") {
+            // "Runtime error near line 7: …": line 7 is the INSERT of attempt 3.
+            guard let range = line.range(of: "near line "), let colon = line[range.upperBound...].firstIndex(of: ":"),
+                  let number = Int(line[range.upperBound..<colon]) else { continue }
+            errors[(number - 1) / 2] = String(line[colon...])
+        }
+        var previous: [DefaultsValueKind: String] = [:]
+        for (index, attempt) in attempts.enumerated() {
+            let key = "k_\(attempt.kind)"
+            if attempt.literal.accepted.contains(attempt.kind) {
+                #expect(errors[index] == nil, "\(attempt.literal.sql) as \(attempt.kind): \(errors[index] ?? "")")
+                #expect(held[index] == attempt.literal.storageClass, "\(attempt.literal.sql) as \(attempt.kind)")
+                previous[attempt.kind] = attempt.literal.storageClass
+            } else {
+                let message = errors[index] ?? ""
+                #expect(message.contains("declared key \"\(key)\" is \(attempt.kind)"), "\(attempt.literal.sql) as \(attempt.kind): \(message)")
+                #expect(held[index] == (previous[attempt.kind] ?? "none"), "\(attempt.literal.sql) as \(attempt.kind) changed the row")
+            }
+        }
+        #expect(held.count == attempts.count)
+    }
+
+    @Test("invalid JSON, a bool of 2 and a value outside the allowed ones are refused; delete is allowed")
+    func contentRules() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.declare(DefaultsKeys.declaredTags, DefaultsKeys.declaredBeta, DefaultsKeys.declaredTheme, DefaultsKeys.declaredLevel,
+                          DefaultsKeys.declaredTimeout)
+        try sqlite3(directory.database, "INSERT INTO defaults VALUES ('tags', '[1]'), ('beta', 1), ('theme', 'dark'), ('level', 5);")
+        for (statement, fragment) in [
+            ("UPDATE defaults SET value = '[1,' WHERE key = 'tags'", "not valid JSON"),
+            ("UPDATE defaults SET value = 2 WHERE key = 'beta'", "the value 2 is refused (0 or 1 only)"),
+            ("UPDATE defaults SET value = 'blue' WHERE key = 'theme'", "the value blue is refused (allowed: [\"light\",\"dark\"])"),
+            ("UPDATE defaults SET value = 3 WHERE key = 'level'", "the value 3 is refused"),
+            ("UPDATE defaults SET value = NULL WHERE key = 'beta'", "a null value is refused"),
+            ("UPDATE defaults SET key = 'timeout' WHERE key = 'theme'", "\"timeout\" is int, so a text value is refused"),
+        ] {
+            let error = try #require(throws: DefaultsError.self, "\(statement)") { try sqlite3(directory.database, statement) }
+            #expect(error.message.contains(fragment), "\(error.message)")
+        }
+        #expect(try sqlite3(directory.database, "SELECT key, quote(value) FROM defaults ORDER BY key") == "beta|1\nlevel|5\ntags|'[1]'\ntheme|'dark'")
+        // Removing a declared key is always allowed; it reads as its default again.
+        try sqlite3(directory.database, "DELETE FROM defaults WHERE key = 'theme'")
+        #expect(try waitForExternal { store[.declaredTheme] == .light })
+        // The violations view is empty in a healthy file.
+        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults_violations") == "0")
+    }
+
+    @Test("a store sees a refused raw write as no change at all")
+    func refusedRawWriteNotifiesNobody() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.declare(DefaultsKeys.declaredTimeout)
+        let seen = Collected<Int>()
+        let token = store.observe(.declaredTimeout) { seen.append($0.newValue) }
+        defer { token.cancel() }
+        #expect(throws: DefaultsError.self) { try sqlite3(directory.database, "INSERT INTO defaults VALUES ('timeout', 'abc')") }
+        try sqlite3(directory.database, "INSERT INTO defaults VALUES ('timeout', 9)")
+        #expect(seen.wait(count: 1))
+        #expect(seen.all == [9])
+    }
+
+    @Test("10,000 declared keys: writes are checked by index, and describing them is quick", .slowTier)
+    func tenThousandDeclaredKeys() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.transaction { _ in
+            for index in 0..<10_000 {
+                try store.declare(DefaultsDeclaration(key: "key.\(index)", type: .int, defaultValue: .integer(Int64(index))))
+            }
+        }
+        let start = ContinuousClock.now
+        let declarations = try store.declarations()
+        let listed = ContinuousClock.now - start
+        #expect(declarations.count == 10_000)
+        #expect(listed < .seconds(1))
+        for index in stride(from: 0, to: 10_000, by: 997) {
+            try store.set(index, for: DefaultsKey<Int>("key.\(index)", default: 0))
+            expectCode(.declarationConflict) { try store.set("x", for: DefaultsKey<String>("key.\(index)", default: "")) }
+        }
+        // The write triggers' check: the declaration first (an undeclared key stops there), by index.
+        let plan = try sqlite3(directory.database, "EXPLAIN QUERY PLAN SELECT message FROM defaults_value_violations WHERE key = 'key.5'")
+        let searches = plan.split(separator: "\n").filter { $0.contains("SEARCH") || $0.contains("SCAN s") || $0.contains("SCAN d") }
+        #expect(searches.count == 2 && searches[0].contains("SEARCH s USING INDEX") && searches[1].contains("SEARCH d USING INDEX"), "\(plan)")
+    }
+
+    private func waitForExternal(_ condition: () -> Bool) throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            usleep(2_000)
+        }
+        return condition()
+    }
+}
