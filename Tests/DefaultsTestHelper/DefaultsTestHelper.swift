@@ -34,6 +34,7 @@ struct DefaultsTestHelper {
 
     static func run(_ arguments: [String]) throws {
         if try runEdgeCommand(arguments) { return }
+        if try runHistoryCommand(arguments) { return }
         if arguments.count == 3, arguments[0] == "budget", let count = Int(arguments[2]) {
             return try BudgetCommand.run(directory: arguments[1], count: count)
         }
@@ -159,8 +160,6 @@ final class LockedCounter: Sendable {
 //                                                   an external-change callback, inside a local-change callback, and
 //                                                   closes itself inside each; prints
 //                                                   "fds BEFORE AFTER threads BEFORE AFTER released R of T"
-//     DefaultsTestHelper hold-transaction DB KEY   writes KEY 1, 2, 3 in one transaction, prints "holding", waits
-//     DefaultsTestHelper read-history DB N         reads the history N times, prints "read COUNT" each, then "done"
 //     DefaultsTestHelper close-loop DB KEY N       N × open, observe, set, close; prints "fds BEFORE AFTER threads BEFORE AFTER"
 extension DefaultsTestHelper {
     /// Runs one of the commands above; false when `arguments` names none of them.
@@ -190,28 +189,6 @@ extension DefaultsTestHelper {
                 edgeSay("\(value) \(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))")
                 usleep(milliseconds * 1_000)
             }
-        case "hold-transaction":
-            // hold-transaction DB KEY: writes KEY = 1, 2, 3 inside one transaction, says
-            // "holding", and waits there to be killed (history must record none of it).
-            guard arguments.count == 3 else { throw usage() }
-            let store = try DefaultsStore(path: arguments[1])
-            let key = DefaultsKey<Int>(arguments[2], default: 0)
-            try store.transaction { tx in
-                for value in 1...3 { try tx.set(value, for: key) }
-                edgeSay("holding")
-                while true { sleep(60) }
-            }
-        case "read-history":
-            // read-history DB N: reads the whole history N times; prints "read COUNT" per
-            // read whose sequence numbers are strictly descending, "bad …" otherwise, then "done".
-            guard arguments.count == 3, let count = Int(arguments[2]) else { throw usage() }
-            let store = try DefaultsStore(path: arguments[1])
-            for _ in 0..<count {
-                let entries = try store.history(limit: 1_000_000)
-                let ordered = zip(entries, entries.dropFirst()).allSatisfy { $0.sequence > $1.sequence }
-                edgeSay(ordered ? "read \(entries.count)" : "bad order")
-            }
-            edgeSay("done")
         case "release-in-callback":
             guard arguments.count == 3, let count = Int(arguments[2]) else { throw usage() }
             try releaseInCallback(path: arguments[1], count: count)

@@ -32,7 +32,7 @@ final class StoreConnection {
     /// machine), by key; every other write of this connection is ``DefaultsWriter/current``.
     var replicaWriters: [HashedKey: DefaultsWriter] = [:]
     /// Own commits since the log was last pruned.
-    private var commitsSincePrune = 0
+    var commitsSincePrune = 0
 
     // The statements of the hot paths, kept here so a write or a read does not look them up
     // by SQL text (hashing ~150 bytes) in the connection's statement cache every time, and
@@ -43,9 +43,10 @@ final class StoreConnection {
     private var beginStatement: Statement?
     private var commitStatement: Statement?
     private var beginReadStatement: Statement?
-    private var stampStatement: Statement?
+    /// History's writer stamp (StoreConnection+History.swift).
+    var stampStatement: Statement?
 
-    private func kept(_ slot: inout Statement?, _ sql: String) throws -> Statement {
+    func kept(_ slot: inout Statement?, _ sql: String) throws -> Statement {
         if let statement = slot { return statement }
         let statement = try database.statement(sql)
         slot = statement
@@ -334,34 +335,6 @@ final class StoreConnection {
         return true
     }
 
-    // MARK: History
-
-    /// Names this process as the writer of the log entries the open transaction added (those
-    /// a replicator already named keep their writer). Entries another client adds carry no
-    /// writer, which history reads as `sql`: nothing is asked of other clients.
-    private func stampOwnEntries() throws {
-        guard let sequences = recorder.pendingLogSequences else { return }
-        let stamp = try kept(&stampStatement, HistoryLog.ownStampSQL)
-        defer { stamp.reset() }
-        try stamp.bind(sequences.lowerBound, at: 1)
-        try stamp.bind(sequences.upperBound, at: 2)
-        _ = try stamp.step()
-    }
-
-    /// After an own commit that logged `sequences`: now and then deletes the log's entries
-    /// older than the newest changes the file keeps. Every 1,000 own commits, and whenever a
-    /// commit's entries pass a multiple of 1,000, so the file stays bounded however many
-    /// processes share the writing (each of which may write only a few times).
-    func notePrunableCommit(_ sequences: ClosedRange<Int64>) {
-        commitsSincePrune += 1
-        let crossed = (sequences.lowerBound - 1) / Self.pruneEvery != sequences.upperBound / Self.pruneEvery
-        guard crossed || commitsSincePrune >= Self.pruneEvery else { return }
-        commitsSincePrune = 0
-        // Best effort, as its own commit: a failure here loses nothing, and the next one retries.
-        try? HistoryLog.prune(keeping: HistoryLog.kept(database), database: database)
-    }
-
-    static let pruneEvery: Int64 = 1_000
 
     func rollback(to mark: ChangeRecorder.Mark) {
         transactionDepth -= 1
