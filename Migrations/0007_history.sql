@@ -43,16 +43,17 @@ DROP TRIGGER defaults_log_delete;
 
 -- `julianday('now')` is SQLite's clock in whole milliseconds, the same for every row a
 -- statement writes; rounded back to an integer it is exact. A TEXT value's size is taken as a
--- BLOB's (bytes, without counting characters).
+-- BLOB's (bytes, without counting characters); a number's size is never asked for. A plain
+-- VALUES row, not a SELECT over a subquery: the trigger runs on every write, by every client.
 CREATE TRIGGER defaults_log_insert AFTER INSERT ON defaults
 BEGIN
-    INSERT INTO defaults_changes(key, value, omitted, time)
-    SELECT new.key,
-           CASE WHEN size > 16384 THEN NULL ELSE new.value END,
-           CASE WHEN size > 16384 THEN size END,
-           CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)
-    FROM (SELECT CASE typeof(new.value) WHEN 'text' THEN length(CAST(new.value AS BLOB))
-                                        WHEN 'blob' THEN length(new.value) END AS size);
+    INSERT INTO defaults_changes(key, value, omitted, time) VALUES (
+        new.key,
+        CASE WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
+             THEN NULL ELSE new.value END,
+        CASE WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
+             THEN length(CAST(new.value AS BLOB)) END,
+        CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER));
 END;
 
 -- As in 0004 and 0005: a value that really changed, a renamed key, or any REAL zero (-0.0 and
@@ -61,13 +62,13 @@ CREATE TRIGGER defaults_log_update AFTER UPDATE ON defaults
 WHEN old.value IS NOT new.value OR typeof(old.value) IS NOT typeof(new.value) OR old.key IS NOT new.key
     OR (typeof(new.value) = 'real' AND new.value = 0.0)
 BEGIN
-    INSERT INTO defaults_changes(key, value, omitted, time)
-    SELECT new.key,
-           CASE WHEN size > 16384 THEN NULL ELSE new.value END,
-           CASE WHEN size > 16384 THEN size END,
-           CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)
-    FROM (SELECT CASE typeof(new.value) WHEN 'text' THEN length(CAST(new.value AS BLOB))
-                                        WHEN 'blob' THEN length(new.value) END AS size);
+    INSERT INTO defaults_changes(key, value, omitted, time) VALUES (
+        new.key,
+        CASE WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
+             THEN NULL ELSE new.value END,
+        CASE WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
+             THEN length(CAST(new.value AS BLOB)) END,
+        CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER));
     INSERT INTO defaults_changes(key, removed, time)
     SELECT old.key, 1, CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)
     WHERE old.key IS NOT new.key;
