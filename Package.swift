@@ -20,6 +20,9 @@ let package = Package(
         .library(name: "SQLiteDefaultsServiceLifecycle", targets: ["SQLiteDefaultsServiceLifecycle"]),
         // Fleet: one set of preferences across machines, through PostgreSQL (postgres-nio).
         .library(name: "SQLiteDefaultsPostgres", targets: ["SQLiteDefaultsPostgres"]),
+        // The console: a web page and JSON API over a store (Hummingbird), served by
+        // `prefs serve` or mounted in an app's own router. Core users build none of it.
+        .library(name: "SQLiteDefaultsConsole", targets: ["SQLiteDefaultsConsole"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -32,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -89,6 +94,8 @@ let package = Package(
                 "SQLiteDefaultsPostgres",
                 "PrefsFormats",
                 "ChildProcesses",
+                "SQLiteDefaultsConsole",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -207,6 +214,31 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The console: page, JSON API and event stream over a store, as Hummingbird routes.
+        .target(
+            name: "SQLiteDefaultsConsole",
+            dependencies: [
+                "SQLiteDefaults",
+                "PrefsFormats",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SQLiteDefaultsConsoleTests",
+            dependencies: [
+                "SQLiteDefaultsConsole",
+                "SQLiteDefaults",
+                "ChildProcesses",
+                "DefaultsTestSupport",
+                "prefs",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // A throwaway PostgreSQL server for the fleet tests and benchmarks (initdb, pg_ctl).

@@ -14,7 +14,7 @@ swift package dump-symbol-graph --minimum-access-level public --emit-extension-b
     || { cat "$out/dump.log" >&2; exit 1; }
 graphs="$(sed -n 's/^Files written to //p' "$out/dump.log" | tail -1)"
 [ -d "$graphs" ] || { echo "docs: no symbol graphs found (see $out/dump.log)" >&2; exit 1; }
-for target in SQLiteDefaults SQLiteDefaultsObservable SQLiteDefaultsConfiguration SQLiteDefaultsServiceLifecycle SQLiteDefaultsPostgres; do
+for target in SQLiteDefaults SQLiteDefaultsObservable SQLiteDefaultsConfiguration SQLiteDefaultsServiceLifecycle SQLiteDefaultsPostgres SQLiteDefaultsConsole; do
     echo "== docs: $target"
     # The module's own graph and its extensions of other modules' types (Module@Other).
     mkdir -p "$out/graphs/$target"

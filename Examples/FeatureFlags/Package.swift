@@ -29,6 +29,7 @@ let package = Package(
                 .product(name: "SQLiteDefaults", package: rootIdentity),
                 .product(name: "SQLiteDefaultsConfiguration", package: rootIdentity),
                 .product(name: "SQLiteDefaultsServiceLifecycle", package: rootIdentity),
+                .product(name: "SQLiteDefaultsConsole", package: rootIdentity),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ]

@@ -34,6 +34,7 @@ struct PrefsCommand: ParsableCommand {
             RenameCommand.self,
             ListCommand.self,
             WatchCommand.self,
+            ServeCommand.self,
             HistoryCommand.self,
             RevertCommand.self,
             ExportCommand.self,
@@ -46,7 +47,7 @@ struct PrefsCommand: ParsableCommand {
             DescribeCommand.self,
         ]
         #if !SQLITEDEFAULTS_WITHOUT_FLEET
-        commands.insert(SyncCommand.self, at: 7)
+        commands.insert(SyncCommand.self, at: 8)
         #endif
         return commands
     }()

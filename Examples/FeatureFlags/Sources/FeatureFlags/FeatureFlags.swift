@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import SQLiteDefaults
 import SQLiteDefaultsConfiguration
+import SQLiteDefaultsConsole
 import SQLiteDefaultsServiceLifecycle
 
 /// An HTTP server whose answers depend on settings in a SQLiteDefaults file:
@@ -16,6 +17,8 @@ import SQLiteDefaultsServiceLifecycle
 /// ```
 ///
 /// Settings (all optional): `features.beta` (bool), `greeting` (string), `limits.items` (int).
+/// With `ADMIN_TOKEN` set, the SQLiteDefaults console is mounted at `/admin/prefs/` for
+/// requests that carry `Authorization: Bearer $ADMIN_TOKEN`.
 /// The listening port comes from `--port`, else the `HTTP_PORT` environment variable, else the
 /// store's `http.port`, else 8080; port 0 picks a free one. The server prints
 /// `listening on http://HOST:PORT` once it accepts connections.
@@ -46,6 +49,13 @@ struct FeatureFlags {
                 throw HTTPError(.notFound, message: "beta is off\n")
             }
             return "welcome to the beta\n"
+        }
+
+        // The operators' console at /admin/prefs/, behind this app's own authentication (a
+        // bearer token from ADMIN_TOKEN); without a token configured it is not mounted at all.
+        if let adminToken = config.string(forKey: "admin.token"), !adminToken.isEmpty {
+            let admin = router.group("admin/prefs").add(middleware: AdminAuthentication(token: adminToken))
+            DefaultsConsole(store: store).addRoutes(to: admin)
         }
 
         let app = Application(

@@ -52,9 +52,31 @@ struct FeatureFlagsTests {
         #expect(try await get(base + "/beta").status == 404)
     }
 
+    @Test("The SQLiteDefaults console is mounted at /admin/prefs/ behind the app's own token")
+    func adminConsole() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("feature-flags-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("flags.sqlite").path
+        let server = try Server(executable: Self.built("FeatureFlags"), arguments: ["--db", database, "--port", "0"],
+                                environment: ["ADMIN_TOKEN": "admin-secret"])
+        defer { server.stop() }
+        let base = try #require(await server.address(timeout: .seconds(120)), "the server did not start: \(server.errorOutput)")
+        let auth = ["Authorization": "Bearer admin-secret"]
+
+        #expect(try await get(base + "/admin/prefs/api/keys").status == 401)
+        #expect(try await get(base + "/admin/prefs/api/keys", headers: ["Authorization": "Bearer wrong"]).status == 401)
+        let page = try await get(base + "/admin/prefs/", headers: auth)
+        #expect(page.status == 200 && page.body.contains("console.js"))
+        try run(Self.prefs, ["--db", database, "write", "greeting", "Hi"])
+        let keys = try await get(base + "/admin/prefs/api/keys", headers: auth)
+        #expect(keys.status == 200 && keys.body.contains(#""key":"greeting""#), "\(keys.body)")
+    }
+
     /// One GET over loopback.
-    func get(_ url: String) async throws -> (status: Int, body: String) {
+    func get(_ url: String, headers: [String: String] = [:]) async throws -> (status: Int, body: String) {
         var request = URLRequest(url: try #require(URL(string: url)))
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.timeoutInterval = 30
         let (data, response) = try await URLSession.shared.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? -1
@@ -81,9 +103,12 @@ final class Server: @unchecked Sendable {
     private var output = ""
     private var errors = ""
 
-    init(executable: String, arguments: [String]) throws {
+    init(executable: String, arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -1,0 +1,56 @@
+import PrefsFormats
+import SQLiteDefaults
+
+/// The JSON the API sends, written by hand with the export format's encoder so that values
+/// keep their storage class exactly (`2` is INTEGER, `2.0` REAL, BLOBs tagged `{"$data": …}`),
+/// as `prefs export` writes them.
+enum ConsoleJSON {
+    /// One key: `{"key", "value", "text", "type", "storage", "declared", "default", "summary", "allowed"}`.
+    ///
+    /// `value` is the export format's JSON (null when unset), `text` the value as `prefs read`
+    /// prints it (null when unset), `type` the CLI type word the page edits it by, `storage`
+    /// the storage class held now (null when unset), `default` and `summary` null when none,
+    /// `allowed` an array of raw values or null.
+    static func entry(_ entry: ConsoleEntry) -> String {
+        let declaration = entry.declaration
+        var members: [String] = [
+            #""key":"# + ExportFormat.quote(entry.key),
+            #""value":"# + (entry.value.map(ExportFormat.encode) ?? "null"),
+            #""text":"# + (entry.value.map { ExportFormat.quote(ValueFormatting.readRepresentation($0)) } ?? "null"),
+            #""type":"# + ExportFormat.quote(ConsoleCatalog.type(of: entry).rawValue),
+            #""storage":"# + (entry.value.map { ExportFormat.quote($0.storageClass) } ?? "null"),
+            #""declared":"# + (declaration == nil ? "false" : "true"),
+        ]
+        members.append(#""default":"# + (declaration?.defaultValue.map(ExportFormat.encode) ?? "null"))
+        members.append(#""defaultText":"# + (declaration?.defaultValue.map { ExportFormat.quote(ValueFormatting.readRepresentation($0)) } ?? "null"))
+        members.append(#""summary":"# + (declaration?.summary.map(ExportFormat.quote) ?? "null"))
+        members.append(#""allowed":"# + (declaration?.allowedValues.map { "[" + $0.map(ExportFormat.quote).joined(separator: ",") + "]" } ?? "null"))
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// `{"keys": [entry, …], "history": Bool}`: `history` says whether `api/history` is served.
+    static func keys(_ entries: [ConsoleEntry], history: Bool) -> String {
+        #"{"keys":["# + entries.map(entry).joined(separator: ",") + #"],"history":"# + (history ? "true" : "false") + "}"
+    }
+
+    /// `{"error": message}`.
+    static func error(_ message: String) -> String {
+        #"{"error":"# + ExportFormat.quote(message) + "}"
+    }
+
+    /// One event of the stream: `{"seq", "key", "value", "text", "storage", "origin", "time"}`
+    /// (`value`, `text`, `storage` null when the key was removed).
+    static func event(seq: Int, change: DefaultsKeyChange, time: Double) -> String {
+        let value = change.newValue.flatMap { $0 == .null ? nil : $0 }
+        let members: [String] = [
+            #""seq":\#(seq)"#,
+            #""key":"# + ExportFormat.quote(change.key),
+            #""value":"# + (value.map(ExportFormat.encode) ?? "null"),
+            #""text":"# + (value.map { ExportFormat.quote(ValueFormatting.readRepresentation($0)) } ?? "null"),
+            #""storage":"# + (value.map { ExportFormat.quote($0.storageClass) } ?? "null"),
+            #""origin":"# + ExportFormat.quote(change.origin.rawValue),
+            #""time":"# + ExportFormat.quote(ISO8601.format(secondsSince1970: time)),
+        ]
+        return "{" + members.joined(separator: ",") + "}"
+    }
+}

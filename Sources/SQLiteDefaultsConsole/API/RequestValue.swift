@@ -1,0 +1,120 @@
+import Foundation
+import PrefsFormats
+import SQLiteDefaults
+
+/// The body of `PUT /api/keys/{key}`, `{"value": …, "type": "int"}` (`type` optional), turned
+/// into the value to store, or a refusal worded for the operator.
+///
+/// - With a type (the declared one, else the request's `type`): a JSON string is parsed exactly
+///   as `prefs write KEY VALUE --type TYPE` parses it; a number is taken by `int`, `double` and
+///   `date` (seconds since 1970), `true`/`false` by `bool`, and any JSON value by `json` (its
+///   text). A `type` that differs from the declared one is refused.
+/// - Without one (an undeclared key): by the value's JSON kind — an integer number → INTEGER,
+///   another number → REAL, a string → TEXT, `true`/`false` → INTEGER 1/0, an array or object
+///   → its JSON text — plus the export format's tagged values (`{"$data": "base64"}`, …).
+enum RequestValue {
+    /// Why a body was refused; the message goes back as `{"error": …}` with status 400.
+    struct Refusal: Error, Equatable {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    /// The value to store for `key`, from the request body's bytes.
+    /// - Throws: ``Refusal`` for a body that is not such an object, or a value that does not fit.
+    static func decode(_ body: [UInt8], key: String, declared: ValueType?) throws(Refusal) -> SQLiteValue {
+        let document: JSONDocument
+        do {
+            document = try JSONDocument(parsing: body)
+        } catch {
+            throw Refusal("the body is not JSON: \(error.description)")
+        }
+        guard case .object(let members, _) = document.root else {
+            throw Refusal(#"the body must be a JSON object such as {"value": 42}"#)
+        }
+        var valueNode: JSONDocument.Node?
+        var requested: ValueType?
+        for member in members {
+            switch (member.name, member.value) {
+            case ("value", let node):
+                valueNode = node
+            case ("type", .string(let word)):
+                guard let type = ValueType(rawValue: word) else {
+                    throw Refusal("unknown type \(ValueFormatting.quoted(word)) (types: \(ValueType.allNames))")
+                }
+                requested = type
+            case ("type", .null):
+                break
+            case ("type", _):
+                throw Refusal(#""type" must be a string such as "int""#)
+            default:
+                throw Refusal("unknown member \(ValueFormatting.quoted(member.name)) (expected \"value\" and optionally \"type\")")
+            }
+        }
+        guard let node = valueNode else { throw Refusal(#"the body has no "value""#) }
+        if case .null = node {
+            throw Refusal("null is not a value; DELETE the key to remove it")
+        }
+        if let declared, let requested, declared != requested {
+            throw Refusal("key \(ValueFormatting.quoted(key)) is declared \(declared.rawValue), not \(requested.rawValue)")
+        }
+        guard let type = declared ?? requested else {
+            let decoded: SQLiteValue?
+            do {
+                decoded = try ExportFormat.decode(node, in: document, key: key)
+            } catch {
+                throw Refusal(error.message)
+            }
+            guard let value = decoded else { throw Refusal("null is not a value; DELETE the key to remove it") }
+            if case .real(let number) = value, !number.isFinite {
+                throw Refusal("infinity and NaN cannot be stored")
+            }
+            return value
+        }
+        return try typed(node, as: type, in: document, key: key, declared: declared != nil)
+    }
+
+    /// `node` as a value of `type`.
+    private static func typed(_ node: JSONDocument.Node, as type: ValueType, in document: JSONDocument, key: String, declared: Bool) throws(Refusal) -> SQLiteValue {
+        func misfit(_ kind: String) -> Refusal {
+            let what = declared ? "is declared \(type.rawValue)" : "is edited as \(type.rawValue)"
+            return Refusal("key \(ValueFormatting.quoted(key)) \(what): \(kind) does not fit")
+        }
+        func parse(_ text: String) throws(Refusal) -> SQLiteValue {
+            do {
+                return try type.parse(text)
+            } catch {
+                let prefix = declared ? "key \(ValueFormatting.quoted(key)) is declared \(type.rawValue): " : ""
+                throw Refusal(prefix + error.message)
+            }
+        }
+        switch (type, node) {
+        case (_, .string(let text)):
+            return try parse(text)
+        case (.json, .array(_, let source)), (.json, .object(_, let source)):
+            return .text(document.text(of: source))
+        case (.json, .number(let lexeme)):
+            return .text(lexeme)
+        case (.json, .bool(let flag)):
+            return .text(flag ? "true" : "false")
+        case (.int, .number(let lexeme)), (.double, .number(let lexeme)):
+            return try parse(lexeme)
+        case (.date, .number(let lexeme)):
+            guard let seconds = Double(lexeme), seconds.isFinite else { throw misfit("the number \(lexeme)") }
+            return .real(seconds)
+        case (.bool, .bool(let flag)):
+            return .integer(flag ? 1 : 0)
+        case (.bool, .number(let lexeme)) where lexeme == "0" || lexeme == "1":
+            return .integer(lexeme == "1" ? 1 : 0)
+        case (_, .bool):
+            throw misfit("true/false")
+        case (_, .number(let lexeme)):
+            throw misfit("the number \(lexeme)")
+        case (_, .array):
+            throw misfit("an array")
+        case (_, .object):
+            throw misfit("an object")
+        case (_, .null):
+            throw Refusal("null is not a value; DELETE the key to remove it")
+        }
+    }
+}

@@ -1,0 +1,295 @@
+extension ConsoleAssets {
+    /// The page's script: plain JavaScript, no framework, no build step. Every key and value
+    /// reaches the page through `textContent` and attribute setters, never as markup.
+    static let script = #"""
+    "use strict";
+    (() => {
+      const rows = document.getElementById("rows");
+      const status = document.getElementById("status");
+      const filter = document.getElementById("filter");
+      let historyAvailable = false;
+      let source = null;
+      const entries = new Map();
+
+      const path = (key) => "api/keys/" + encodeURIComponent(key).replace(/\./g, "%2E");
+      const el = (tag, attrs, text) => {
+        const node = document.createElement(tag);
+        for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
+        if (text !== undefined && text !== null) node.textContent = text;
+        return node;
+      };
+      const rowOf = (key) => {
+        for (const row of rows.children) if (row.dataset.key === key) return row;
+        return null;
+      };
+
+      async function request(method, url, body) {
+        const options = { method, credentials: "same-origin", headers: {} };
+        if (body !== undefined) { options.headers["Content-Type"] = "application/json"; options.body = JSON.stringify(body); }
+        const response = await fetch(url, options);
+        const text = await response.text();
+        let json = null;
+        try { json = text ? JSON.parse(text) : null; } catch (_) { json = null; }
+        if (!response.ok) throw new Error((json && json.error) || (response.status + " " + response.statusText));
+        return json;
+      }
+
+      // What an editor's text must look like before it is sent; the server checks again.
+      function check(type, text) {
+        switch (type) {
+          case "int": if (!/^[-+]?\d+$/.test(text.trim())) return "expected a whole number";
+            try { const n = BigInt(text.trim()); if (n > 9223372036854775807n || n < -9223372036854775808n) return "outside the 64-bit range"; } catch (_) { return "expected a whole number"; }
+            return null;
+          case "double": return text.trim() !== "" && Number.isFinite(Number(text)) ? null : "expected a finite number such as 0.5";
+          case "json": try { JSON.parse(text); return null; } catch (e) { return "not valid JSON: " + e.message; }
+          case "url": try { new URL(text); return /\s/.test(text) ? "a URL has no spaces" : null; } catch (_) { return "expected an absolute URL"; }
+          case "data": return /^[A-Za-z0-9+/]*={0,2}$/.test(text.trim()) && text.trim().length % 4 === 0 ? null : "expected base64";
+          case "date": return text.trim().toLowerCase() === "now" || !Number.isNaN(Date.parse(text)) ? null : "expected an ISO 8601 date";
+          default: return null;
+        }
+      }
+
+      function editorFor(entry) {
+        const type = entry.type;
+        let editor;
+        if (entry.allowed) {
+          editor = el("select");
+          for (const option of entry.allowed) editor.appendChild(el("option", { value: option }, option));
+          editor.value = entry.text ?? entry.allowed[0];
+        } else if (type === "bool") {
+          editor = el("input", { type: "checkbox" });
+          editor.checked = entry.text === "1";
+        } else if (type === "int" || type === "double") {
+          editor = el("input", { type: "text", inputmode: type === "int" ? "numeric" : "decimal" });
+          editor.value = entry.text ?? "";
+        } else if (type === "json" || type === "data" || (entry.text && (entry.text.length > 60 || entry.text.includes("\n")))) {
+          editor = el("textarea", { spellcheck: "false" });
+          editor.value = entry.text ?? "";
+        } else {
+          editor = el("input", { type: type === "url" ? "url" : "text" });
+          editor.value = entry.text ?? "";
+        }
+        editor.setAttribute("data-role", "editor");
+        editor.setAttribute("aria-label", "New value of " + entry.key);
+        return editor;
+      }
+
+      function showError(row, message) {
+        const error = row.querySelector("[data-role=error]");
+        error.textContent = message || "";
+        error.hidden = !message;
+      }
+
+      function openEditor(row) {
+        const entry = entries.get(row.dataset.key);
+        const cell = row.querySelector("td.value-cell");
+        if (cell.querySelector("[data-role=editor]")) return;
+        const editor = editorFor(entry);
+        const box = el("span", { class: "editor-box" });
+        const save = el("button", { type: "button", "data-role": "save" }, "Save");
+        const cancel = el("button", { type: "button", "data-role": "cancel" }, "Cancel");
+        box.append(editor, save, cancel);
+        cell.querySelector("[data-role=value]").hidden = true;
+        cell.insertBefore(box, cell.querySelector("[data-role=error]"));
+        editor.focus();
+        const close = () => { box.remove(); cell.querySelector("[data-role=value]").hidden = false; showError(row, ""); };
+        cancel.addEventListener("click", close);
+        editor.addEventListener("keydown", (event) => {
+          if (event.key === "Escape") close();
+          if (event.key === "Enter" && editor.tagName !== "TEXTAREA") save.click();
+        });
+        save.addEventListener("click", async () => {
+          const text = editor.type === "checkbox" ? (editor.checked ? "true" : "false") : editor.value;
+          const problem = entry.allowed ? null : check(entry.type, text);
+          if (problem) { showError(row, problem); return; }
+          save.disabled = true;
+          try {
+            const updated = await request("PUT", path(entry.key), { value: text, type: entry.type });
+            close();
+            render(updated);
+          } catch (error) {
+            showError(row, error.message);
+          } finally { save.disabled = false; }
+        });
+      }
+
+      function changedText(entry) {
+        if (!entry.changed) return "";
+        const when = new Date(entry.changed.time);
+        const writer = entry.changed.writer ? " · " + entry.changed.writer : "";
+        return when.toLocaleString() + writer;
+      }
+
+      function fill(row, entry) {
+        row.querySelector("[data-role=type]").textContent = entry.type + (entry.declared ? "" : " (" + (entry.storage || "unset") + ")");
+        const value = row.querySelector("[data-role=value]");
+        // As `prefs read` prints it: an unset declared key reads as its default (shown as unset).
+        value.textContent = entry.text ?? entry.defaultText ?? "";
+        value.classList.toggle("unset", entry.text === null || entry.text === undefined);
+        if (entry.text === null || entry.text === undefined) value.setAttribute("data-unset", "true"); else value.removeAttribute("data-unset");
+        row.querySelector("[data-role=default]").textContent = entry.defaultText ?? "";
+        row.querySelector("[data-role=summary]").textContent = entry.summary ?? "";
+        row.querySelector("[data-role=changed]").textContent = changedText(entry);
+      }
+
+      function build(entry) {
+        const row = el("tr");
+        row.dataset.key = entry.key;
+        const key = el("td", { class: "key" });
+        key.append(el("span", { "data-role": "key" }, entry.key), el("div", { class: "summary", "data-role": "summary" }));
+        const valueCell = el("td", { class: "value-cell" });
+        valueCell.append(el("span", { class: "value", "data-role": "value" }), el("span", { class: "error", "data-role": "error", hidden: "" }));
+        const actions = el("td", { class: "actions" });
+        const edit = el("button", { type: "button", "data-role": "edit" }, "Edit");
+        const remove = el("button", { type: "button", "data-role": "remove" }, "Remove");
+        actions.append(edit, remove);
+        if (historyAvailable) {
+          const history = el("button", { type: "button", "data-role": "history" }, "History");
+          history.addEventListener("click", () => openHistory(entry.key));
+          actions.append(history);
+        }
+        row.append(key, el("td", { class: "type" }, null), valueCell, el("td", { class: "default" }), el("td", { class: "changed" }), actions);
+        row.children[1].append(el("span", { "data-role": "type" }));
+        row.children[3].append(el("span", { class: "value", "data-role": "default" }));
+        row.children[4].append(el("span", { "data-role": "changed" }));
+        edit.addEventListener("click", () => openEditor(row));
+        remove.addEventListener("click", async () => {
+          try { await request("DELETE", path(row.dataset.key)); } catch (error) { showError(row, error.message); }
+        });
+        return row;
+      }
+
+      function applyFilter(row) {
+        const term = filter.value.toLowerCase();
+        row.hidden = term !== "" && !row.dataset.key.toLowerCase().includes(term);
+      }
+
+      function render(entry, fresh) {
+        const previous = entries.get(entry.key);
+        if (!entry.changed && previous && previous.changed) entry.changed = previous.changed;
+        entries.set(entry.key, entry);
+        let row = rowOf(entry.key);
+        if (!row) {
+          row = build(entry);
+          let before = null;
+          for (const other of rows.children) if (other.dataset.key > entry.key) { before = other; break; }
+          rows.insertBefore(row, before);
+        }
+        fill(row, entry);
+        applyFilter(row);
+        if (fresh) markFresh(row);
+        document.getElementById("empty").hidden = rows.children.length > 0;
+      }
+
+      function markFresh(row) {
+        row.classList.add("fresh");
+        row.setAttribute("data-fresh", "true");
+        const key = row.querySelector("td.key");
+        if (!key.querySelector(".badge")) key.append(el("span", { class: "badge", "data-role": "new" }, "new"));
+        clearTimeout(row.freshTimer);
+        row.freshTimer = setTimeout(() => {
+          row.classList.remove("fresh"); row.removeAttribute("data-fresh");
+          const badge = key.querySelector(".badge"); if (badge) badge.remove();
+        }, 10000);
+      }
+
+      async function load() {
+        const json = await request("GET", "api/keys");
+        historyAvailable = json.history === true;
+        rows.replaceChildren();
+        entries.clear();
+        const fragment = document.createDocumentFragment();
+        for (const entry of json.keys) { entries.set(entry.key, entry); const row = build(entry); fill(row, entry); fragment.appendChild(row); }
+        rows.appendChild(fragment);
+        if (filter.value !== "") for (const row of rows.children) applyFilter(row);
+        document.getElementById("empty").hidden = json.keys.length > 0;
+        // When the rows were in the page, in ms since navigation began (measured by the tests).
+        requestAnimationFrame(() => document.documentElement.setAttribute("data-loaded-ms", performance.now().toFixed(0)));
+      }
+
+      function onEvent(event) {
+        const change = JSON.parse(event.data);
+        const old = entries.get(change.key);
+        const changed = { time: change.time, writer: change.writer || change.origin };
+        if (change.value === null && !(old && old.declared)) {
+          entries.delete(change.key);
+          const row = rowOf(change.key);
+          if (row) row.remove();
+          document.getElementById("empty").hidden = rows.children.length > 0;
+          return;
+        }
+        const entry = Object.assign({ key: change.key, declared: false, default: null, defaultText: null, summary: null, allowed: null }, old || {});
+        entry.value = change.value; entry.text = change.text; entry.storage = change.storage; entry.changed = changed;
+        if (!entry.declared) entry.type = { integer: "int", real: "double", blob: "data" }[change.storage] || "string";
+        render(entry, true);
+      }
+
+      function connect() {
+        if (source) source.close();
+        source = new EventSource("api/events");
+        source.addEventListener("open", () => {
+          status.textContent = "live"; status.classList.add("live");
+          load().catch((error) => { status.textContent = error.message; });
+        });
+        source.addEventListener("message", onEvent);
+        source.addEventListener("overflow", () => connect());
+        source.addEventListener("error", () => { status.textContent = "reconnecting…"; status.classList.remove("live"); });
+      }
+
+      async function openHistory(key) {
+        const panel = document.getElementById("history-panel");
+        document.getElementById("history-title").textContent = key;
+        const list = document.getElementById("history-entries");
+        const chart = document.getElementById("history-chart");
+        list.replaceChildren(); chart.replaceChildren();
+        panel.hidden = false;
+        let history;
+        try { history = await request("GET", "api/history?key=" + encodeURIComponent(key) + "&limit=200"); }
+        catch (error) { list.append(el("li", { class: "error" }, error.message)); return; }
+        for (const item of history) {
+          const writer = item.writer ? [item.writer.kind, item.writer.program, item.writer.user, item.writer.host].filter(Boolean).join(" · ") : "";
+          const value = item.value === null ? "removed" : (typeof item.value === "string" ? item.value : JSON.stringify(item.value));
+          const li = el("li", { "data-role": "history-entry" });
+          li.append(el("strong", {}, value), el("div", { class: "changed" }, new Date(item.time).toLocaleString() + (writer ? " · " + writer : "")));
+          list.append(li);
+        }
+        drawChart(chart, history.filter((item) => typeof item.value === "number").reverse());
+      }
+
+      function drawChart(chart, points) {
+        if (points.length < 2) return;
+        const ns = "http://www.w3.org/2000/svg";
+        const width = 460, height = 140, pad = 24;
+        const times = points.map((p) => Date.parse(p.time)), values = points.map((p) => p.value);
+        const t0 = Math.min(...times), t1 = Math.max(...times), v0 = Math.min(...values), v1 = Math.max(...values);
+        const x = (t) => pad + (t1 === t0 ? 0.5 : (t - t0) / (t1 - t0)) * (width - 2 * pad);
+        const y = (v) => height - pad - (v1 === v0 ? 0.5 : (v - v0) / (v1 - v0)) * (height - 2 * pad);
+        const svg = document.createElementNS(ns, "svg");
+        svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+        svg.setAttribute("data-role", "history-chart");
+        const line = document.createElementNS(ns, "polyline");
+        line.setAttribute("points", points.map((p, i) => x(times[i]) + "," + y(values[i])).join(" "));
+        svg.append(line);
+        points.forEach((p, i) => { const c = document.createElementNS(ns, "circle"); c.setAttribute("cx", x(times[i])); c.setAttribute("cy", y(values[i])); c.setAttribute("r", 3); svg.append(c); });
+        for (const [v, label] of [[v1, String(v1)], [v0, String(v0)]]) { const t = document.createElementNS(ns, "text"); t.setAttribute("x", 2); t.setAttribute("y", y(v) + 3); t.textContent = label; svg.append(t); }
+        chart.append(svg);
+      }
+
+      document.getElementById("history-close").addEventListener("click", () => { document.getElementById("history-panel").hidden = true; });
+      filter.addEventListener("input", () => { for (const row of rows.children) applyFilter(row); });
+      document.getElementById("add").addEventListener("submit", async (event) => {
+        event.preventDefault();
+        const form = event.target, error = form.querySelector("[data-role=add-error]");
+        const key = form.key.value, type = form.type.value, text = form.value.value;
+        const problem = key === "" ? "a key needs a name" : check(type, text);
+        error.hidden = !problem; error.textContent = problem || "";
+        if (problem) return;
+        try {
+          render(await request("PUT", path(key), { value: text, type }));
+          form.reset();
+        } catch (failure) { error.hidden = false; error.textContent = failure.message; }
+      });
+      connect();
+    })();
+    """#
+}

@@ -1,0 +1,134 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import PrefsFormats
+import ServiceLifecycle
+import SQLiteDefaults
+
+extension DefaultsConsole {
+    /// The page; a path without its trailing slash is redirected to it, so the page's
+    /// relative links (`console.js`, `api/keys`) resolve below the mount point.
+    func page(_ request: Request) -> Response {
+        let path = request.uri.path
+        guard path.hasSuffix("/") else {
+            return Response(status: .movedPermanently, headers: [.location: path + "/"])
+        }
+        return ConsoleResponses.asset(ConsoleAssets.page, contentType: "text/html; charset=utf-8")
+    }
+
+    /// `GET api/keys`.
+    func listKeys() -> Response {
+        do {
+            return ConsoleResponses.json(ConsoleJSON.keys(try catalog.entries(), history: catalog.hasHistory))
+        } catch {
+            return Self.storeFailure(error)
+        }
+    }
+
+    /// `PUT api/keys/{key}` with `{"value": …}`: 200 and the entry, or 400 `{"error"}`.
+    func putKey(_ request: Request, context: some RequestContext) async throws -> Response {
+        let key: String
+        switch Self.key(from: context) {
+        case .success(let decoded): key = decoded
+        case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
+        }
+        let body = try await request.body.collect(upTo: configuration.maximumBodySize)
+        do {
+            let declared = try catalog.declaration(for: key)
+            let value = try RequestValue.decode(Array(buffer: body), key: key, declared: declared?.type)
+            if let allowed = declared?.allowedValues, case .text(let text) = value, !allowed.contains(text) {
+                throw RequestValue.Refusal("key \(ValueFormatting.quoted(key)) takes one of: \(allowed.joined(separator: ", "))")
+            }
+            try store.set(value, for: DefaultsKey<SQLiteValue?>(key))
+            let entry = try catalog.entry(for: key) ?? ConsoleEntry(key: key, value: value, declaration: declared)
+            return ConsoleResponses.json(ConsoleJSON.entry(entry))
+        } catch let refusal as RequestValue.Refusal {
+            return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
+        } catch let error as DefaultsError where Self.isRefusal(error) {
+            return ConsoleResponses.json(ConsoleJSON.error(error.description), status: .badRequest)
+        } catch {
+            return Self.storeFailure(error)
+        }
+    }
+
+    /// `DELETE api/keys/{key}`: 204 (the key now reads its default, if it has one).
+    func deleteKey(context: some RequestContext) -> Response {
+        let key: String
+        switch Self.key(from: context) {
+        case .success(let decoded): key = decoded
+        case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
+        }
+        do {
+            try store.remove(DefaultsKey<SQLiteValue?>(key))
+            return Response(status: .noContent)
+        } catch let error as DefaultsError where Self.isRefusal(error) {
+            return ConsoleResponses.json(ConsoleJSON.error(error.description), status: .badRequest)
+        } catch {
+            return Self.storeFailure(error)
+        }
+    }
+
+    /// `GET api/events`: the head and a first comment at once, then one `data:` line per
+    /// committed change, keep-alive comments while idle, until the client goes, its queue
+    /// overflows, or the server shuts down.
+    func events(_ request: Request) -> Response {
+        let queue = hub.subscribe()
+        let hub = self.hub
+        let keepAlive = configuration.keepAliveInterval
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        let body = ResponseBody { writer in
+            defer { hub.remove(queue) }
+            // A ticker pushes keep-alives through the same queue, so one writer writes.
+            let ticker = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: keepAlive)
+                    queue.push(": keep-alive\n\n")
+                }
+            }
+            defer { ticker.cancel() }
+            try await writer.write(ByteBuffer(string: "retry: 1000\n: connected\n\n"))
+            try await withGracefulShutdownHandler {
+                loop: while true {
+                    switch await queue.next() {
+                    case .events(let events):
+                        try await writer.write(ByteBuffer(string: events.joined()))
+                    case .overflow:
+                        try await writer.write(ByteBuffer(string: "event: overflow\ndata: {}\n\n"))
+                        break loop
+                    case .finished:
+                        break loop
+                    }
+                }
+            } onGracefulShutdown: {
+                queue.finish()
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The key named by the path, percent-decoded; refused when empty or not UTF-8.
+    static func key(from context: some RequestContext) -> Result<String, RequestValue.Refusal> {
+        guard let raw = context.parameters.get("key"), let key = raw.removingPercentEncoding, !key.isEmpty else {
+            return .failure(RequestValue.Refusal("the path must name a key, percent-encoded"))
+        }
+        return .success(key)
+    }
+
+    /// Store errors that are the request's fault (a value the database refuses, too large, …).
+    static func isRefusal(_ error: DefaultsError) -> Bool {
+        // 19 is SQLITE_CONSTRAINT (extended codes keep it in their low byte): a trigger or
+        // check that refuses the value, as a declared key's does.
+        [.invalidKey, .encodingFailed, .valueTooLarge, .typeMismatch, .declarationConflict].contains(error.code)
+            || (error.sqliteCode.map { $0 & 0xFF == 19 } ?? false)
+    }
+
+    /// 503 with the store's error: the file cannot be written now (busy, read-only, full, replaced).
+    static func storeFailure(_ error: any Error) -> Response {
+        let message = (error as? DefaultsError)?.description ?? "\(error)"
+        return ConsoleResponses.json(ConsoleJSON.error(message), status: .serviceUnavailable)
+    }
+}

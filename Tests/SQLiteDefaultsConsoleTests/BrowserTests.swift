@@ -1,0 +1,126 @@
+import DefaultsTestSupport
+import Foundation
+import SQLiteDefaults
+import Testing
+
+/// The console in a real browser: headless Chromium over WebDriver, against `prefs serve`.
+@Suite("Console in a real browser", .slowTier, .serialized,
+       .enabled(if: WebDriver.isAvailable, "needs chromium and chromedriver: apt-get install chromium chromium-driver"))
+struct BrowserTests {
+    static let hostileKey = "<img src=x onerror=alert(1)>"
+
+    /// `[data-key="KEY"]` for a key (quotes and backslashes escaped for CSS).
+    static func row(_ key: String) -> String {
+        "[data-key=\"" + key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"]"
+    }
+
+    @Test("Loads the page, edits a value into the file, sees a prefs write live, shows a refusal, renders a hostile key as text")
+    func consoleInBrowser() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path + "/defaults.sqlite"
+        let store = try DefaultsStore(path: database)
+        try store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("count"))
+        try store.set(.text("Ada"), for: DefaultsKey<SQLiteValue?>("name"))
+        try store.set(.text("<script>alert(2)</script>"), for: DefaultsKey<SQLiteValue?>(Self.hostileKey))
+        let declare = try runProcess(ServeProcess.executable, ["--db", database, "declare", "timeout", "--type", "int",
+                                                               "--default", "30", "--summary", "Request timeout, in seconds"])
+        #expect(declare.status == 0, "\(declare.error)")
+        let serve = try ServeProcess(database: database)
+        let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
+        let browser = try await WebDriver()
+        try browser.open("http://127.0.0.1:\(port)/")
+
+        // A declared key that is not set is listed with its type, default and summary.
+        let timeout = Self.row("timeout")
+        _ = try await browser.waitFor(timeout)
+        #expect(try browser.text(try #require(try browser.find(timeout + " [data-role=default]"))) == "30")
+        #expect(try browser.text(try #require(try browser.find(timeout + " [data-role=summary]"))) == "Request timeout, in seconds")
+        try browser.click(try #require(try browser.find(timeout + " [data-role=edit]")))
+        let timeoutEditor = try await browser.waitFor(timeout + " [data-role=editor]")
+        try browser.type(timeoutEditor, "soon")
+        try browser.click(try #require(try browser.find(timeout + " [data-role=save]")))
+        _ = try await browser.waitFor(timeout + " [data-role=error]:not([hidden])")
+        #expect(try store.value(for: DefaultsKey<SQLiteValue?>("timeout")) == nil, "a refused value writes nothing")
+        try browser.clear(timeoutEditor)
+        try browser.type(timeoutEditor, "45")
+        try browser.click(try #require(try browser.find(timeout + " [data-role=save]")))
+        #expect(await waitUntil(timeout: .seconds(10)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("timeout"))) == .integer(45) })
+
+        // Every key is shown, found by its exact name.
+        let count = try await browser.waitFor(Self.row("count"))
+        #expect(try browser.text(try #require(try browser.find(Self.row("count") + " [data-role=value]"))) == "5")
+
+        // The hostile key and value are text: no <img>, no <script> made from them, no alert.
+        let hostileRow = try await browser.waitFor(Self.row(Self.hostileKey))
+        #expect(try browser.text(hostileRow).contains(Self.hostileKey))
+        #expect(try browser.text(try #require(try browser.find(Self.row(Self.hostileKey) + " [data-role=value]"))) == "<script>alert(2)</script>")
+        #expect(try browser.script("return document.querySelectorAll('img').length") as? Int == 0)
+        #expect(try browser.script("return document.querySelectorAll('tbody script').length") as? Int == 0)
+        #expect(browser.alertText() == nil)
+
+        // Edit in place: the new value is in the file.
+        try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=edit]")))
+        let editor = try await browser.waitFor(Self.row("count") + " [data-role=editor]")
+        try browser.clear(editor)
+        try browser.type(editor, "41")
+        try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=save]")))
+        #expect(await waitUntil(timeout: .seconds(10)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("count"))) == .integer(41) })
+        _ = count
+
+        // A change by another process shows within a second, without a reload.
+        let write = try runProcess(ServeProcess.executable, ["--db", database, "write", "name", "Grace"])
+        #expect(write.status == 0, "\(write.error)")
+        let written = ContinuousClock.now
+        let valueCell = try #require(try browser.find(Self.row("name") + " [data-role=value]"))
+        let shown = await waitUntil(timeout: .seconds(10)) { (try? browser.text(valueCell)) == "Grace" }
+        let elapsed = ContinuousClock.now - written
+        #expect(shown)
+        #expect(elapsed < .seconds(1), "a prefs write took \(elapsed) to show")
+        #expect(try browser.find(Self.row("name") + "[data-fresh]") != nil, "a live change is marked as new")
+
+        // A sqlite3 shell write shows too.
+        if TestTier.hasSQLiteShell {
+            _ = try sqlite3(database, "INSERT INTO defaults(key, value) VALUES ('from.sql', 7)")
+            _ = try await browser.waitFor(Self.row("from.sql"), timeout: .seconds(5))
+        }
+
+        // A refused value shows why, and nothing is written.
+        try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=edit]")))
+        let editor2 = try await browser.waitFor(Self.row("count") + " [data-role=editor]")
+        try browser.clear(editor2)
+        try browser.type(editor2, "abc")
+        try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=save]")))
+        let error = try await browser.waitFor(Self.row("count") + " [data-role=error]:not([hidden])")
+        #expect(try browser.isDisplayed(error) && !(try browser.text(error)).isEmpty)
+        #expect(try store.value(for: DefaultsKey<SQLiteValue?>("count")) == .integer(41))
+
+        if let shot = ProcessInfo.processInfo.environment["SQLITEDEFAULTS_CONSOLE_SCREENSHOT"] {
+            try browser.screenshot().write(to: URL(fileURLWithPath: shot))
+        }
+        serve.send(SIGTERM)
+        #expect(await serve.exitStatus() == 0)
+    }
+
+    @Test("First load with 1,000 and 10,000 keys: measured; 1,000 under a second", arguments: [1_000, 10_000])
+    func firstLoad(keys: Int) async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path + "/defaults.sqlite"
+        let store = try DefaultsStore(path: database)
+        try store.transaction { tx in
+            for index in 0..<keys { tx[DefaultsKey<SQLiteValue?>(String(format: "key.%05d", index))] = .integer(Int64(index)) }
+        }
+        let serve = try ServeProcess(database: database)
+        let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
+        let browser = try await WebDriver()
+        try browser.open("http://127.0.0.1:\(port)/")  // warm: the first start of chromium's renderer is not the page's cost
+        try browser.open("http://127.0.0.1:\(port)/?load=\(keys)")
+        _ = try await browser.waitFor("html[data-loaded-ms]", timeout: .seconds(60))
+        let loaded = try #require(try browser.script("return Number(document.documentElement.getAttribute('data-loaded-ms'))") as? Int)
+        let rendered = try browser.script("return document.querySelectorAll('tr[data-key]').length") as? Int
+        #expect(rendered == keys)
+        print("console first load with \(keys) keys: \(loaded) ms from navigation to every row in the page")
+        if keys <= 1_000 { #expect(loaded < 1_000) }
+        serve.send(SIGTERM)
+        #expect(await serve.exitStatus() == 0)
+    }
+}

@@ -1,0 +1,154 @@
+import DefaultsTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import SQLiteDefaults
+import SQLiteDefaultsConsole
+import Testing
+
+@Suite("Console security rules")
+struct ConsoleSecurityTests {
+    static let token = "t0ken-with spaces&symbols"
+    static let host = "127.0.0.1:8765"
+
+    static func secured(prefix: String = "") throws -> ConsoleFixture {
+        try ConsoleFixture(configuration: .init(token: token, allowedHosts: ["127.0.0.1", "localhost"]), prefix: prefix)
+    }
+
+    static func headers(bearer: String? = token, host: String? = host, _ extra: HTTPFields = [:]) -> HTTPFields {
+        var headers = extra
+        if let bearer { headers[.authorization] = "Bearer " + bearer }
+        if let host { headers[HTTPField.Name("Host")!] = host }
+        return headers
+    }
+
+    @Test("A Host the console does not serve gets 403 (DNS rebinding), on every route", arguments: ["evil.example:8765", "evil.example", "127.0.0.2:8765"])
+    func wrongHost(host: String) async throws {
+        let fixture = try Self.secured()
+        try await fixture.app.test(.router) { client in
+            for uri in ["/", "/api/keys", "/api/events", "/console.js"] {
+                try await client.execute(uri: uri, method: .get, headers: Self.headers(host: host)) { #expect($0.status == .forbidden, "\(uri)") }
+            }
+            try await client.execute(uri: "/api/keys", method: .get, headers: Self.headers(host: "LOCALHOST:1")) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test("Without the token every route is 401; a wrong bearer token is 401; the right one passes")
+    func tokenRequired() async throws {
+        let fixture = try Self.secured()
+        try await fixture.app.test(.router) { client in
+            for uri in ["/", "/api/keys", "/api/events", "/console.js", "/console.css"] {
+                try await client.execute(uri: uri, method: .get, headers: Self.headers(bearer: nil)) { #expect($0.status == .unauthorized, "\(uri)") }
+            }
+            try await client.execute(uri: "/api/keys", method: .get, headers: Self.headers(bearer: "wrong")) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/api/keys", method: .get, headers: Self.headers(bearer: Self.token + "x")) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/api/keys", method: .get, headers: Self.headers()) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/keys/k", method: .put, headers: Self.headers(bearer: nil, jsonHeaders()),
+                                     body: ByteBuffer(string: #"{"value": 1}"#)) { #expect($0.status == .unauthorized) }
+        }
+        #expect(try fixture.stored("k") == nil)
+    }
+
+    @Test("?token= sets an HttpOnly, SameSite=Strict cookie and redirects; the cookie then opens the page and API")
+    func tokenCookie() async throws {
+        let fixture = try Self.secured()
+        let query = Self.token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        try await fixture.app.test(.router) { client in
+            let cookie = try await client.execute(uri: "/?token=" + query, method: .get, headers: Self.headers(bearer: nil)) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/")
+                let setCookie = try #require(response.headers[.setCookie])
+                #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/"))
+                #expect(!setCookie.contains(Self.token))
+                return String(setCookie.split(separator: ";")[0])
+            }
+            try await client.execute(uri: "/?token=nope", method: .get, headers: Self.headers(bearer: nil)) { #expect($0.status == .unauthorized) }
+            var withCookie = Self.headers(bearer: nil)
+            withCookie[.cookie] = cookie
+            try await client.execute(uri: "/", method: .get, headers: withCookie) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/keys", method: .get, headers: withCookie) { #expect($0.status == .ok) }
+            withCookie[.cookie] = "sqlitedefaults_console=00"
+            try await client.execute(uri: "/api/keys", method: .get, headers: withCookie) { #expect($0.status == .unauthorized) }
+        }
+    }
+
+    @Test("Under a prefix, ?token= redirects to the prefix's page and scopes the cookie to it")
+    func tokenCookieUnderPrefix() async throws {
+        let fixture = try Self.secured(prefix: "admin/prefs")
+        try await fixture.app.test(.router) { client in
+            try await client.execute(uri: "/admin/prefs/?token=" + Self.token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+                                     method: .get, headers: Self.headers(bearer: nil)) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/admin/prefs/")
+                #expect(response.headers[.setCookie]?.contains("Path=/admin/prefs/") == true)
+            }
+        }
+    }
+
+    @Test("A write from another Origin is 403 and writes nothing; the page's own origin passes", arguments: ["PUT", "DELETE"])
+    func foreignOrigin(method: String) async throws {
+        let fixture = try Self.secured()
+        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("k"))
+        let httpMethod = HTTPRequest.Method(method)!
+        let body = method == "PUT" ? ByteBuffer(string: #"{"value": 2}"#) : nil
+        try await fixture.app.test(.router) { client in
+            for origin in ["http://evil.example", "null", "http://127.0.0.1:9999", "https://evil.example:8765"] {
+                try await client.execute(uri: "/api/keys/k", method: httpMethod, headers: Self.headers(jsonHeaders(origin: origin)), body: body) { response in
+                    #expect(response.status == .forbidden, "\(origin)")
+                }
+            }
+        }
+        #expect(try fixture.stored("k") == .integer(1))
+        try await fixture.app.test(.router) { client in
+            try await client.execute(uri: "/api/keys/k", method: httpMethod, headers: Self.headers(jsonHeaders(origin: "http://" + Self.host)), body: body) { response in
+                #expect(response.status == (method == "PUT" ? .ok : .noContent))
+            }
+        }
+        #expect(try fixture.stored("k") == (method == "PUT" ? .integer(2) : nil))
+    }
+
+    @Test("A write whose body is not application/json is 403 and writes nothing", arguments: ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", nil])
+    func notJSON(contentType: String?) async throws {
+        let fixture = try Self.secured()
+        var refused = Self.headers()
+        if let contentType { refused[.contentType] = contentType }
+        var accepted = Self.headers()
+        accepted[.contentType] = "application/json; charset=utf-8"
+        try await fixture.app.test(.router) { [refused, accepted] client in
+            try await client.execute(uri: "/api/keys/k", method: .put, headers: refused, body: ByteBuffer(string: #"{"value": 2}"#)) { response in
+                #expect(response.status == .forbidden)
+            }
+            #expect(try fixture.stored("k") == nil)
+            try await client.execute(uri: "/api/keys/k", method: .put, headers: accepted, body: ByteBuffer(string: #"{"value": 2}"#)) { response in
+                #expect(response.status == .ok)
+            }
+        }
+        #expect(try fixture.stored("k") == .integer(2))
+    }
+
+    @Test("A body over 1 MiB is 413 and writes nothing")
+    func bodyTooLarge() async throws {
+        let fixture = try Self.secured()
+        let body = #"{"value": ""# + String(repeating: "x", count: 1 << 20) + #""}"#
+        try await fixture.app.test(.router) { client in
+            try await client.execute(uri: "/api/keys/k", method: .put, headers: Self.headers(jsonHeaders()), body: ByteBuffer(string: body)) { response in
+                #expect(response.status == .contentTooLarge)
+            }
+        }
+        #expect(try fixture.stored("k") == nil)
+    }
+
+    @Test("Every response, refusals included, carries a CSP without inline script, nosniff and no referrer")
+    func securityHeaders() async throws {
+        let fixture = try Self.secured()
+        try await fixture.app.test(.router) { client in
+            for headers in [Self.headers(), Self.headers(bearer: nil), Self.headers(host: "evil.example")] {
+                try await client.execute(uri: "/", method: .get, headers: headers) { response in
+                    let policy = response.headers[.contentSecurityPolicy] ?? ""
+                    #expect(policy.contains("script-src 'self'") && policy.contains("default-src 'none'") && !policy.contains("unsafe"))
+                    #expect(response.headers[.xContentTypeOptions] == "nosniff")
+                    #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
+                }
+            }
+        }
+    }
+}

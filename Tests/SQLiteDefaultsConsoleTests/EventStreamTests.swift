@@ -1,0 +1,100 @@
+import DefaultsTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import SQLiteDefaults
+import SQLiteDefaultsConsole
+import Testing
+
+@Suite("Console event stream")
+struct EventStreamTests {
+    /// Opens `GET /api/events` on a live server and reads its head.
+    static func openStream(port: Int) throws -> RawHTTPConnection {
+        let connection = try RawHTTPConnection(port: port)
+        try connection.send("GET", "/api/events", host: "127.0.0.1:\(port)")
+        let head = try connection.head()
+        #expect(head.status == 200)
+        #expect(head.headers.first { $0.0.lowercased() == "content-type" }?.1.hasPrefix("text/event-stream") == true)
+        return connection
+    }
+
+    @Test("The head is sent at once; a commit by another store arrives as one event {seq, key, value}")
+    func headThenEvents() async throws {
+        let fixture = try ConsoleFixture()
+        try await fixture.app.test(.live) { client in
+            let port = try #require(client.port)
+            let stream = try await onOwnThread { try Self.openStream(port: port) }
+            // The head arrived before any change: now another writer commits, one change at a
+            // time (changes of one key that commit before the console reads them may arrive as
+            // one event with the newest value, as they do for `prefs watch`).
+            let other = try DefaultsStore(path: fixture.path)
+            var events: [String] = []
+            try other.set(.integer(45), for: DefaultsKey<SQLiteValue?>("timeout"))
+            events += try await onOwnThread { try stream.nextEvent() }.map { [$0] } ?? []
+            try other.set(.text("<b>x</b>"), for: DefaultsKey<SQLiteValue?>("html"))
+            events += try await onOwnThread { try stream.nextEvent() }.map { [$0] } ?? []
+            try other.remove(DefaultsKey<SQLiteValue?>("timeout"))
+            events += try await onOwnThread { try stream.nextEvent() }.map { [$0] } ?? []
+            try #require(events.count == 3)
+            let parsed = events.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            try #require(parsed.count == 3)
+            #expect(parsed.map { $0["key"] as? String } == ["timeout", "html", "timeout"])
+            #expect(parsed[0]["value"] as? Int == 45 && parsed[1]["value"] as? String == "<b>x</b>")
+            #expect(parsed[2]["value"] is NSNull)
+            #expect(parsed[0]["origin"] as? String == "external")
+            let sequences = parsed.compactMap { $0["seq"] as? Int }
+            #expect(sequences.count == 3 && sequences == sequences.sorted() && Set(sequences).count == 3)
+        }
+    }
+
+    @Test("100 event-stream clients each get every change")
+    func hundredClients() async throws {
+        let fixture = try ConsoleFixture()
+        try await fixture.app.test(.live) { client in
+            let port = try #require(client.port)
+            let streams = try await onOwnThread { try (0..<100).map { _ in try Self.openStream(port: port) } }
+            #expect(await waitUntil { fixture.console.eventStreamClientCount == 100 })
+            try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("k"))
+            let received = try await onOwnThread { try streams.filter { try $0.nextEvent()?.contains(#""key":"k""#) == true }.count }
+            #expect(received == 100)
+        }
+    }
+
+    @Test("A client that never reads is dropped once it falls behind the limit: the server does not buffer without bound")
+    func stalledClientIsDropped() async throws {
+        let fixture = try ConsoleFixture(configuration: .init(eventBufferLimit: 64 * 1024))
+        try await fixture.app.test(.live) { client in
+            let port = try #require(client.port)
+            let stalled = try RawHTTPConnection(port: port)
+            try stalled.send("GET", "/api/events", host: "127.0.0.1:\(port)")
+            #expect(await waitUntil { fixture.console.eventStreamClientCount == 1 })
+            // About 40 MB of events: far more than the socket buffers hold.
+            let value = SQLiteValue.text(String(repeating: "v", count: 200_000))
+            for index in 0..<200 {
+                try fixture.store.set(value, for: DefaultsKey<SQLiteValue?>("k\(index % 2)"))
+                try fixture.store.set(.integer(Int64(index)), for: DefaultsKey<SQLiteValue?>("k\(index % 2)"))
+            }
+            #expect(await waitUntil(timeout: .seconds(60)) { fixture.console.eventStreamClientCount == 0 })
+            withExtendedLifetime(stalled) {}
+        }
+    }
+
+    @Test("Closing the event streams ends them with the response finished")
+    func closeEventStreams() async throws {
+        let fixture = try ConsoleFixture()
+        try await fixture.app.test(.live) { client in
+            let port = try #require(client.port)
+            let stream = try await onOwnThread { try Self.openStream(port: port) }
+            #expect(await waitUntil { fixture.console.eventStreamClientCount == 1 })
+            fixture.console.closeEventStreams()
+            // The chunked body ends: a zero-length chunk arrives.
+            let ended = try await onOwnThread { () -> Bool in
+                while let line = try stream.line(timeout: .seconds(10)) { if line == "0" { return true } }
+                return false
+            }
+            #expect(ended)
+            #expect(await waitUntil { fixture.console.eventStreamClientCount == 0 })
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import ChildProcesses
+import DefaultsTestSupport
+import Foundation
+
+/// A headless Chromium driven over the W3C WebDriver protocol (chromedriver), with plain
+/// HTTP from Swift: no Selenium, nothing from PyPI.
+final class WebDriver {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let chromedriver = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static var isAvailable: Bool { chromium != nil && chromedriver != nil }
+
+    private let driver: ChildProcess
+    private let port: Int
+    private var session = ""
+    static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
+
+    /// Starts chromedriver on a free port and opens a headless session.
+    init() async throws {
+        guard let chromium = Self.chromium, let chromedriver = Self.chromedriver else { throw Failure(description: "chromium is not installed") }
+        port = try Self.freePort()
+        driver = try ChildProcess(chromedriver, ["--port=\(port)"])
+        let port = self.port
+        let ready = await waitUntil(timeout: .seconds(30)) {
+            (try? RawHTTPConnection.request(port: port, "GET", "/status").status) == 200
+        }
+        guard ready else { throw Failure(description: "chromedriver did not start") }
+        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
+            "browserName": "chrome",
+            "goog:chromeOptions": ["binary": chromium, "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]],
+        ]]]
+        let value = try command("POST", "/session", capabilities, timeout: .seconds(60))
+        session = try Self.require((value as? [String: Any])?["sessionId"] as? String, "no session id")
+    }
+
+    deinit {
+        if !session.isEmpty { _ = try? command("DELETE", "/session/\(session)") }
+        driver.send(SIGKILL)
+    }
+
+    /// A port nothing listens on now.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw Failure(description: "no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func require<T>(_ value: T?, _ message: String) throws -> T {
+        guard let value else { throw Failure(description: message) }
+        return value
+    }
+
+    /// One WebDriver command; its `value`.
+    @discardableResult
+    func command(_ method: String, _ path: String, _ body: Any? = nil, timeout: Duration = .seconds(30)) throws -> Any? {
+        let data = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+        let response = try RawHTTPConnection.request(port: port, method, path, headers: body == nil ? [:] : ["Content-Type": "application/json"],
+                                                     body: data, timeout: timeout)
+        let json = try JSONSerialization.jsonObject(with: response.body.isEmpty ? Data("{}".utf8) : response.body) as? [String: Any]
+        if response.status != 200 {
+            throw Failure(description: "\(method) \(path) → \(response.status): \(response.text.prefix(300))")
+        }
+        return json?["value"]
+    }
+
+    func open(_ url: String) throws { try command("POST", "/session/\(session)/url", ["url": url], timeout: .seconds(60)) }
+
+    /// The first element matching a CSS selector, or nil.
+    func find(_ selector: String) throws -> String? {
+        let value = try command("POST", "/session/\(session)/elements", ["using": "css selector", "value": selector]) as? [[String: Any]]
+        return value?.first?[Self.elementKey] as? String
+    }
+
+    /// Waits for an element matching `selector`.
+    func waitFor(_ selector: String, timeout: Duration = .seconds(15)) async throws -> String {
+        var found: String?
+        _ = await waitUntil(timeout: timeout) { found = try? self.find(selector); return found != nil }
+        return try Self.require(found, "no element matches \(selector)")
+    }
+
+    func click(_ element: String) throws { try command("POST", "/session/\(session)/element/\(element)/click", [String: Any]()) }
+    func clear(_ element: String) throws { try command("POST", "/session/\(session)/element/\(element)/clear", [String: Any]()) }
+    func type(_ element: String, _ text: String) throws { try command("POST", "/session/\(session)/element/\(element)/value", ["text": text]) }
+    func text(_ element: String) throws -> String { try command("GET", "/session/\(session)/element/\(element)/text") as? String ?? "" }
+    func isDisplayed(_ element: String) throws -> Bool { try command("GET", "/session/\(session)/element/\(element)/displayed") as? Bool ?? false }
+
+    /// Runs a script in the page and returns its result.
+    func script(_ source: String) throws -> Any? {
+        try command("POST", "/session/\(session)/execute/sync", ["script": source, "args": [Any]()])
+    }
+
+    /// The text of an open alert, or nil when none is open.
+    func alertText() -> String? {
+        (try? command("GET", "/session/\(session)/alert/text")) as? String
+    }
+
+    /// A PNG of the page.
+    func screenshot() throws -> Data {
+        let base64 = try Self.require(try command("GET", "/session/\(session)/screenshot") as? String, "no screenshot")
+        return try Self.require(Data(base64Encoded: base64), "bad screenshot")
+    }
+}
