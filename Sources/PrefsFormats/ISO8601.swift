@@ -69,7 +69,11 @@ package enum ISO8601 {
     /// `2026-11-21T14:03:05.123Z` for seconds since 1970 (UTC, milliseconds, rounded down).
     package static func format(secondsSince1970 seconds: Double) -> String {
         guard seconds.isFinite, abs(seconds) < 1e14 else { return "\(seconds)" }
-        let milliseconds = Int64((seconds * 1000).rounded(.down))
+        return format(millisecondsSince1970: Int64((seconds * 1000).rounded(.down)))
+    }
+
+    /// `2026-11-21T14:03:05.123Z` for whole milliseconds since 1970 (UTC).
+    package static func format(millisecondsSince1970 milliseconds: Int64) -> String {
         let (days, millisecondOfDay) = floorDivision(milliseconds, 86_400_000)
         let (year, month, day) = civilFromDays(Int(days))
         let hour = millisecondOfDay / 3_600_000

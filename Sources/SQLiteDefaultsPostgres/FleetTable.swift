@@ -186,12 +186,13 @@ struct FleetTable: Sendable {
     /// changed since (a key changed twice is one row).
     func changes(after position: Int64, on connection: PostgresConnection) async throws -> [FleetRow] {
         let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT key, storage_class, integer_value, real_value, bytes_value, version
+            SELECT key, storage_class, integer_value, real_value, bytes_value, version, origin
             FROM \(name.quoted) WHERE version > $1 ORDER BY version, key
             """, binds: bindings(position)), logger: logger)
         var result: [FleetRow] = []
-        for try await (key, storageClass, integer, real, bytes, version) in rows.decode((String, String, Int64?, Double?, ByteBuffer?, Int64).self) {
-            result.append(FleetRow(key: key, value: try Self.value(storageClass, integer, real, bytes, key: key), version: version))
+        for try await (key, storageClass, integer, real, bytes, version, origin)
+            in rows.decode((String, String, Int64?, Double?, ByteBuffer?, Int64, String?).self) {
+            result.append(FleetRow(key: key, value: try Self.value(storageClass, integer, real, bytes, key: key), version: version, origin: origin))
         }
         return result
     }

@@ -116,7 +116,7 @@ struct LocalReplica: Sendable {
                 let isPending = !asNewMember && !SQLiteValue.isSameRow(local, known?.value)
                 if !isPending, !SQLiteValue.isSameRow(local, row.value) {
                     if try keepsLocal(row, local: local, in: transaction, onRefused: onRefused) { continue }
-                    try transaction.write(row.key, row.value)
+                    try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
                     changed += 1
                 }
                 try setShadow(row.key, row.value, version: row.version, in: transaction)
@@ -211,7 +211,7 @@ struct LocalReplica: Sendable {
                     let isPending = !SQLiteValue.isSameRow(local, known?.value)
                     if !isPending, !SQLiteValue.isSameRow(local, row.value) {
                         if try keepsLocal(row, local: local, in: transaction, onRefused: onRefused) { continue }
-                        try transaction.write(row.key, row.value)
+                        try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
                     }
                 }
                 try setShadow(row.key, row.value, version: row.version, in: transaction)

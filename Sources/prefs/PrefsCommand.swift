@@ -35,6 +35,8 @@ struct PrefsCommand: ParsableCommand {
             ListCommand.self,
             WatchCommand.self,
             ServeCommand.self,
+            HistoryCommand.self,
+            RevertCommand.self,
             ExportCommand.self,
             ImportCommand.self,
             DomainsCommand.self,

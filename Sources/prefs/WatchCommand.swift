@@ -19,8 +19,11 @@ struct WatchCommand: AsyncParsableCommand {
             watched key whose value differs in the new file and goes on watching that file; if \
             the file was deleted or its replacement cannot be opened, it exits 1. Human lines \
             read `<time> <origin> <key> = <value> (<class>)` or `<time> <origin> <key> removed`. With --json each line is one JSON object: \
-            {"key": …, "value": …, "origin": "local"|"external", "time": "<ISO 8601 UTC>"}, \
-            the value in the export format, null when the key was removed. \
+            {"key": …, "value": …, "origin": "local"|"external", "time": "<ISO 8601 UTC>", \
+            "writer": {"kind": "library"|"sql"|"fleet", "pid", "program", "user", "host"}}, \
+            the value in the export format, null when the key was removed; writer fields absent \
+            when unknown, and "writer" itself when the writer is not known at all (after a \
+            replaced file or a full comparison). \
             Stops and exits 0 on SIGINT (Ctrl-C) or SIGTERM.
             """
     )
@@ -66,7 +69,8 @@ struct WatchCommand: AsyncParsableCommand {
         let time = ISO8601.format(secondsSince1970: date.timeIntervalSince1970)
         if json {
             let value = change.newValue.map(ExportFormat.encode) ?? "null"
-            return #"{"key":\#(ExportFormat.quote(change.key)),"value":\#(value),"origin":"\#(change.origin.rawValue)","time":"\#(time)"}"#
+            let writer = change.writer.map { #","writer":"# + HistoryFormat.json($0) } ?? ""
+            return #"{"key":\#(ExportFormat.quote(change.key)),"value":\#(value),"origin":"\#(change.origin.rawValue)","time":"\#(time)"\#(writer)}"#
         }
         let key = ValueFormatting.escaped(change.key)
         guard let value = change.newValue, value != .null else {

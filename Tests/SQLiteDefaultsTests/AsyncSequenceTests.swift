@@ -45,7 +45,7 @@ struct AsyncSequenceTests {
         #expect(received.prefix(200).map(\.key) == (0..<200).map { "k\($0 % 3)" })
         #expect(received.prefix(200).map(\.newValue) == (0..<200).map { SQLiteValue.integer(Int64($0)) })
         #expect(received.prefix(200).allSatisfy { $0.origin == .local })
-        #expect(received.last == DefaultsKeyChange(key: "shell", origin: .external, newValue: .integer(1)))
+        #expect(received.last == DefaultsKeyChange(key: "shell", origin: .external, newValue: .integer(1), writer: DefaultsWriter(kind: .sql)))
     }
 
     @Test func endingIterationUnregisters() async throws {

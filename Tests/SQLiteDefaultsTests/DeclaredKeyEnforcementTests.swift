@@ -106,7 +106,7 @@ struct DeclaredKeyEnforcementTests {
         #expect(seen.all == [9])
     }
 
-    @Test("10,000 declared keys: writes are checked by index, and describing them is quick", .slowTier)
+    @Test("10,000 declared keys: writes are checked by index, and all are described", .slowTier)
     func tenThousandDeclaredKeys() throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
@@ -115,11 +115,9 @@ struct DeclaredKeyEnforcementTests {
                 try store.declare(DefaultsDeclaration(key: "key.\(index)", type: .int, defaultValue: .integer(Int64(index))))
             }
         }
-        let start = ContinuousClock.now
+        // How long this takes is a benchmark's business (speed is not asserted in tests).
         let declarations = try store.declarations()
-        let listed = ContinuousClock.now - start
         #expect(declarations.count == 10_000)
-        #expect(listed < .seconds(1))
         for index in stride(from: 0, to: 10_000, by: 997) {
             try store.set(index, for: DefaultsKey<Int>("key.\(index)", default: 0))
             expectCode(.declarationConflict) { try store.set("x", for: DefaultsKey<String>("key.\(index)", default: "")) }

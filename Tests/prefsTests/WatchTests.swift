@@ -29,7 +29,11 @@ struct WatchTests {
         #expect(object["origin"] as? String == "external")
         let time = try #require(object["time"] as? String)
         #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(time)")
-        #expect(Set(object.keys) == ["key", "value", "origin", "time"])
+        #expect(Set(object.keys) == ["key", "value", "origin", "time", "writer"])
+        let writer = try #require(object["writer"] as? [String: Any])
+        #expect(writer["kind"] as? String == "library")
+        #expect(writer["program"] as? String == "prefs")
+        #expect((writer["pid"] as? NSNumber).map { $0.int32Value > 0 } == true)
 
         let outcome = try await watcher.stop(with: SIGINT)
         #expect(outcome.succeeded, "status \(outcome.status), stderr: \(outcome.standardError)")
@@ -46,6 +50,7 @@ struct WatchTests {
         try await SQLite3.run(database, "INSERT INTO defaults(key, value) VALUES ('from.sql', 2.5);")
         let insert = try #require(await watcher.output.wait { $0.contains(#""from.sql""#) }, "no line for the INSERT; got \(watcher.output.all)")
         #expect(insert.hasPrefix(#"{"key":"from.sql","value":2.5,"origin":"external","time":""#), "\(insert)")
+        #expect(insert.hasSuffix(#","writer":{"kind":"sql"}}"#), "\(insert)")
 
         try await SQLite3.run(database, "UPDATE defaults SET value = x'00FF' WHERE key = 'existing';")
         let update = try #require(await watcher.output.wait { $0.contains(#""existing""#) }, "no line for the UPDATE; got \(watcher.output.all)")

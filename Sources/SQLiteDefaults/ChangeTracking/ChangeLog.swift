@@ -1,3 +1,5 @@
+import CSQLiteDefaults
+
 /// What other connections changed, as the `defaults_changes` table records it, and how far
 /// this store has applied it.
 ///
@@ -23,10 +25,11 @@ final class ChangeLog {
         var identity: String?
     }
 
-    /// One entry another connection logged.
+    /// One entry another connection logged, with its writer where the log names one.
     struct Entry {
         let sequence: Int64
         let key: String
+        var writer: DefaultsWriter? = nil
     }
 
     /// What a check found.
@@ -38,10 +41,6 @@ final class ChangeLog {
         case resync(reason: String, dataVersion: Int64)
     }
 
-    /// How many entries the log keeps (roughly) and how many own commits pass between prunes.
-    static let keptLength: Int64 = 10_000
-    static let pruneEvery = 1_000
-
     private(set) var position: Position
     /// `PRAGMA data_version` at the last completed check; it moves only when another
     /// connection commits.
@@ -49,7 +48,6 @@ final class ChangeLog {
     /// This connection's own entries not yet passed, as ascending ranges with the key of each
     /// range's last entry (one range per commit, merged when they touch).
     private var ownSequences: [(range: ClosedRange<Int64>, lastKey: String?)] = []
-    private var commitsSincePrune = 0
 
     /// Starts from the log's present end.
     init(_ database: Database) throws {
@@ -78,29 +76,16 @@ final class ChangeLog {
 
     // MARK: Own commits
 
-    /// Notes this connection's own entries after a commit (so a check does not report them
-    /// back as external), and now and then prunes the log so it stays bounded; a store that
-    /// falls further behind than the log reaches compares every key instead.
-    func noteOwnCommit(_ sequences: ClosedRange<Int64>, lastKey: String?, database: Database) {
+    /// Notes this connection's own entries after a commit, so a check does not report them
+    /// back as external. (The log is pruned by ``StoreConnection/notePrunableCommit(_:)``; a
+    /// store that falls further behind than the log reaches compares every key instead.)
+    func noteOwnCommit(_ sequences: ClosedRange<Int64>, lastKey: String?) {
         if let last = ownSequences.last, last.range.upperBound + 1 >= sequences.lowerBound {
             ownSequences[ownSequences.count - 1] = (last.range.lowerBound...max(last.range.upperBound, sequences.upperBound),
                                                     sequences.upperBound >= last.range.upperBound ? lastKey : last.lastKey)
         } else {
             ownSequences.append((sequences, lastKey))
         }
-        commitsSincePrune += 1
-        if commitsSincePrune >= Self.pruneEvery {
-            commitsSincePrune = 0
-            try? prune(keepingAfter: sequences.upperBound - Self.keptLength, database: database)
-        }
-    }
-
-    private func prune(keepingAfter sequence: Int64, database: Database) throws {
-        guard sequence > 0 else { return }
-        let statement = try database.statement("DELETE FROM defaults_changes WHERE seq <= ?1")
-        defer { statement.reset() }
-        try statement.bind(sequence, at: 1)
-        _ = try statement.step()
     }
 
     // MARK: Checking
@@ -134,7 +119,10 @@ final class ChangeLog {
         }
         // One statement reads the position's own entry (it must still be there, with the same
         // key) and everything after it.
-        let statement = try database.statement("SELECT seq, key FROM defaults_changes WHERE seq >= ?1 ORDER BY seq")
+        let statement = try database.statement("""
+            SELECT seq, key, time, writer, writer_pid, writer_program, writer_user, writer_host
+            FROM defaults_changes WHERE seq >= ?1 ORDER BY seq
+            """)
         defer { statement.reset() }
         try statement.bind(position.sequence, at: 1)
         if position.sequence > 0 {
@@ -161,9 +149,16 @@ final class ChangeLog {
             // Both ascend: walk our own ranges along with the log.
             while ownIndex < ownSequences.endIndex, ownSequences[ownIndex].range.upperBound < sequence { ownIndex += 1 }
             if ownIndex < ownSequences.endIndex, ownSequences[ownIndex].range.contains(sequence) { continue }
-            entries.append(Entry(sequence: sequence, key: key))
+            entries.append(Entry(sequence: sequence, key: key, writer: Self.writer(statement)))
         }
         return .entries(entries, end: end, dataVersion: version)
+    }
+
+    /// The writer of the entry `statement` is on (columns 2…7: time, writer, pid, program,
+    /// user, host); nil for an entry from before history was kept (no time).
+    private static func writer(_ statement: Statement) -> DefaultsWriter? {
+        guard sqlite3_column_type(statement.handle, 2) != SQLITE_NULL else { return nil }
+        return HistoryLog.writer(statement, from: 3)
     }
 
     /// Records that everything up to and including `entry` has been applied.

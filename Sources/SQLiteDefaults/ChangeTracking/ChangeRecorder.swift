@@ -14,10 +14,12 @@ import Foundation
 /// `seq`: those numbers are this connection's own entries, which the external-change
 /// monitor must not report back as external.
 final class ChangeRecorder {
-    /// One row written by a statement: the key and the value stored (`nil`: deleted).
+    /// One row written by a statement: the key, the value stored (`nil`: deleted), and the
+    /// change-log entries its triggers added (history folds a key's repeated writes by them).
     struct Write {
         let key: String
         let value: SQLiteValue?
+        var sequences: ClosedRange<Int64>? = nil
     }
 
     /// What a transaction changed.
@@ -102,15 +104,17 @@ final class ChangeRecorder {
         statementValue = value
         statementChangedRow = false
         statementSequences = nil
+        lastStatementSequences = nil
         rolledBack = false
     }
 
     /// Called after the statement succeeded: its change joins the transaction's.
     func statementSucceeded() {
         if statementChangedRow, let key = statementKey {
-            pending.writes.append(Write(key: key, value: statementValue))
+            pending.writes.append(Write(key: key, value: statementValue, sequences: statementSequences))
         }
         if let sequences = statementSequences { pending.log(sequences, key: statementKey) }
+        lastStatementSequences = statementSequences
         statementKey = nil
         statementValue = nil
     }
@@ -123,6 +127,15 @@ final class ChangeRecorder {
         statementSequences = nil
         if rolledBack { clear() }
     }
+
+    /// The open transaction's writes so far, in order (for history's folding before COMMIT).
+    var pendingWrites: [Write] { pending.writes }
+    /// The open transaction's change-log entries so far (for history's writer before COMMIT).
+    var pendingLogSequences: ClosedRange<Int64>? { pending.logSequences }
+
+    /// The log entries of the statement just run (before ``statementSucceeded()`` is called
+    /// for the next one): for a replicator that names their writer.
+    private(set) var lastStatementSequences: ClosedRange<Int64>?
 
     /// Hands `body` the changes of the transaction that just committed (or of the autocommit
     /// statement just run; none when SQLite rolled it back by itself), then forgets them.

@@ -22,9 +22,9 @@ extension DefaultsStore {
     public func observe<Value>(_ key: DefaultsKey<Value>, _ handler: @escaping @Sendable (DefaultsChange<Value>) -> Void) -> DefaultsObservation {
         let codec = key.codec
         let defaultValue = key.defaultValue
-        let observer = core.addObserver(key: key.name) { name, stored, origin in
+        let observer = core.addObserver(key: key.name) { name, stored, origin, writer in
             let value = stored.flatMap { try? codec.decode($0) } ?? defaultValue
-            handler(DefaultsChange(key: name, newValue: value, origin: origin))
+            handler(DefaultsChange(key: name, newValue: value, origin: origin, writer: writer))
         }
         return DefaultsObservation { [weak core] in core?.registry.remove(observer) }
     }
@@ -34,8 +34,8 @@ extension DefaultsStore {
     /// ``changes()``, which delivers the same changes as an `AsyncSequence`.
     /// - Returns: a token; observation lasts until it is cancelled or deallocated.
     public func observeAll(_ handler: @escaping @Sendable (DefaultsKeyChange) -> Void) -> DefaultsObservation {
-        let observer = core.addObserver(key: nil) { name, stored, origin in
-            handler(DefaultsKeyChange(key: name, origin: origin, newValue: stored))
+        let observer = core.addObserver(key: nil) { name, stored, origin, writer in
+            handler(DefaultsKeyChange(key: name, origin: origin, newValue: stored, writer: writer))
         }
         return DefaultsObservation { [weak core] in core?.registry.remove(observer) }
     }
@@ -58,7 +58,7 @@ extension DefaultsStore {
         // What was last yielded, as stored: `.some(nil)` = the row was absent.
         let last = Mutex<SQLiteValue??>(nil)
         let token: DefaultsObservation = last.withLock { lastYielded in
-            let observer = core.addObserver(key: key.name, onStoreClosed: { continuation.finish() }) { _, stored, _ in
+            let observer = core.addObserver(key: key.name, onStoreClosed: { continuation.finish() }) { _, stored, _, _ in
                 last.withLock { lastYielded in
                     if case .some(let previous) = lastYielded, SQLiteValue.isSameRow(previous, stored) { return }
                     lastYielded = .some(stored)
@@ -87,8 +87,8 @@ extension DefaultsStore {
     /// ```
     public func changes() -> AsyncStream<DefaultsKeyChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: DefaultsKeyChange.self)
-        let observer = core.addObserver(key: nil, onStoreClosed: { continuation.finish() }) { name, stored, origin in
-            continuation.yield(DefaultsKeyChange(key: name, origin: origin, newValue: stored))
+        let observer = core.addObserver(key: nil, onStoreClosed: { continuation.finish() }) { name, stored, origin, writer in
+            continuation.yield(DefaultsKeyChange(key: name, origin: origin, newValue: stored, writer: writer))
         }
         let token = DefaultsObservation { [weak core] in core?.registry.remove(observer) }
         continuation.onTermination = { _ in token.cancel() }

@@ -12,6 +12,8 @@ final class DeliveryQueue: Sendable {
         let key: String
         let value: SQLiteValue?
         let origin: DefaultsChangeOrigin
+        /// Who wrote it, where known (nil after a full comparison).
+        let writer: DefaultsWriter?
     }
 
     private struct State {
@@ -48,7 +50,7 @@ final class DeliveryQueue: Sendable {
             if batch.isEmpty { return }
             for item in batch {
                 for observer in registry.observers(for: item.key) where !observer.isCancelled.load(ordering: .acquiring) {
-                    observer.deliver(item.key, item.value, item.origin)
+                    observer.deliver(item.key, item.value, item.origin, item.writer)
                 }
             }
         }

@@ -7,12 +7,12 @@ final class Observer: Sendable {
     /// The key observed; `nil` for an observer of every key.
     let key: String?
     let isCancelled = Atomic<Bool>(false)
-    let deliver: @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void
+    let deliver: @Sendable (String, SQLiteValue?, DefaultsChangeOrigin, DefaultsWriter?) -> Void
     /// Ends an AsyncSequence built on this observer when the store goes away.
     let onStoreClosed: (@Sendable () -> Void)?
 
     init(id: UInt64, key: String?, onStoreClosed: (@Sendable () -> Void)?,
-         deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void) {
+         deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin, DefaultsWriter?) -> Void) {
         self.id = id
         self.key = key
         self.onStoreClosed = onStoreClosed
@@ -32,7 +32,7 @@ final class ObserverRegistry: Sendable {
     private let state = Mutex(State())
 
     func add(key: String?, onStoreClosed: (@Sendable () -> Void)? = nil,
-             deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void) -> Observer {
+             deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin, DefaultsWriter?) -> Void) -> Observer {
         state.withLock { state in
             let observer = Observer(id: state.nextID, key: key, onStoreClosed: onStoreClosed, deliver: deliver)
             state.nextID += 1

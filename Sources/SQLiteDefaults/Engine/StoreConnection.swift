@@ -28,6 +28,11 @@ final class StoreConnection {
     /// `PRAGMA data_version` when the cache was last known to match the file; used only when
     /// there is no change log (see ``refreshDataVersion()``).
     private var cachedDataVersion: Int64 = 0
+    /// The writer of rows a replicator wrote in the open transaction (the fleet and its
+    /// machine), by key; every other write of this connection is ``DefaultsWriter/current``.
+    var replicaWriters: [HashedKey: DefaultsWriter] = [:]
+    /// Own commits since the log was last pruned.
+    var commitsSincePrune = 0
 
     // The statements of the hot paths, kept here so a write or a read does not look them up
     // by SQL text (hashing ~150 bytes) in the connection's statement cache every time, and
@@ -38,8 +43,10 @@ final class StoreConnection {
     private var beginStatement: Statement?
     private var commitStatement: Statement?
     private var beginReadStatement: Statement?
+    /// History's writer stamp (StoreConnection+History.swift).
+    var stampStatement: Statement?
 
-    private func kept(_ slot: inout Statement?, _ sql: String) throws -> Statement {
+    func kept(_ slot: inout Statement?, _ sql: String) throws -> Statement {
         if let statement = slot { return statement }
         let statement = try database.statement(sql)
         slot = statement
@@ -106,6 +113,7 @@ final class StoreConnection {
         beginStatement = nil
         commitStatement = nil
         beginReadStatement = nil
+        stampStatement = nil
         database.close()
     }
 
@@ -219,9 +227,42 @@ final class StoreConnection {
         } else {
             statement = try kept(&deleteStatement, "DELETE FROM defaults WHERE key = ?1")
         }
-        try statement.withBorrowedText(key, at: 1) {
-            guard let value else { return try step(statement, key: key, value: nil) }
-            try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
+        func run() throws {
+            try statement.withBorrowedText(key, at: 1) {
+                guard let value else { return try step(statement, key: key, value: nil) }
+                try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
+            }
+        }
+        guard transactionDepth == 0 else { return try run() }
+        // On its own, the write is a transaction of its own too: its log entry is stamped with
+        // this process as the writer before it commits, so no reader ever sees it unstamped.
+        try beginAutocommit()
+        do {
+            try run()
+            try stampOwnEntries()
+            let commit = try kept(&commitStatement, "COMMIT")
+            defer { commit.reset() }
+            _ = try commit.step()
+        } catch {
+            if database.isInTransaction { try? database.execute("ROLLBACK") }
+            recorder.clear()
+            throw error
+        }
+    }
+
+    /// BEGIN IMMEDIATE for a lone write; a database still busy after the busy timeout is
+    /// tried again (nothing was written yet), as the write itself used to be.
+    private func beginAutocommit() throws {
+        let begin = try kept(&beginStatement, "BEGIN IMMEDIATE")
+        var attempt = 0
+        while true {
+            do {
+                defer { begin.reset() }
+                _ = try begin.step()
+                return
+            } catch let error as DefaultsError where error.code == .busy && attempt < 3 {
+                attempt += 1
+            }
         }
     }
 
@@ -253,6 +294,7 @@ final class StoreConnection {
         if let aborted = transactionAborted, transactionDepth > 0 { throw aborted }
         if transactionDepth == 0 {
             transactionAborted = nil
+            replicaWriters.removeAll()
             let begin = try kept(&beginStatement, "BEGIN IMMEDIATE")
             defer { begin.reset() }
             _ = try begin.step()
@@ -276,6 +318,12 @@ final class StoreConnection {
             throw aborted
         }
         do {
+            // The history's writer and one entry per key: inside the transaction, so they
+            // commit with it.
+            try stampOwnEntries()
+            if recorder.pendingWrites.count > 1 {
+                try HistoryLog.foldRepeatedWrites(recorder.pendingWrites, database: database)
+            }
             let commit = try kept(&commitStatement, "COMMIT")
             defer { commit.reset() }
             _ = try commit.step()
@@ -287,6 +335,7 @@ final class StoreConnection {
         return true
     }
 
+
     func rollback(to mark: ChangeRecorder.Mark) {
         transactionDepth -= 1
         if transactionDepth > 0 {
@@ -295,11 +344,19 @@ final class StoreConnection {
         } else {
             if database.isInTransaction { try? database.execute("ROLLBACK") }
             transactionAborted = nil
+            replicaWriters.removeAll()
             recorder.clear()
         }
     }
 
     // MARK: Reading other connections' changes
+
+    /// Runs `body` in one snapshot: inside the open transaction when there is one (it sees that
+    /// transaction's own writes), else in a read transaction of its own.
+    func readConsistently<Result>(_ body: () throws -> Result) throws -> Result {
+        if database.isInTransaction { return try body() }
+        return try withReadTransaction(body)
+    }
 
     /// Runs `body` in a read transaction: the change log and the rows read for it come from
     /// one snapshot. Rolled back (it wrote nothing) when `body` throws.

@@ -80,11 +80,16 @@ extension StoreEngine {
     /// Applies log entries in order, recording progress after each.
     private func apply(_ entries: [ChangeLog.Entry], log: ChangeLog, connection: StoreConnection) throws {
         var applied = Set<HashedKey>()
+        // A key repeated later in the scan is read once, with its newest value: its writer is
+        // the one of its newest entry.
+        var newestWriter: [HashedKey: DefaultsWriter?] = [:]
+        if entries.count > 1 {
+            for entry in entries { newestWriter[HashedKey(entry.key)] = .some(entry.writer) }
+        }
         for entry in entries {
-            // A key repeated later in the scan was read once, with its newest value.
             let key = HashedKey(entry.key)
             if applied.insert(key).inserted, cache.contains(key) || registry.isObserved(entry.key) {
-                try refresh(entry.key, connection: connection)
+                try refresh(entry.key, connection: connection, writer: newestWriter[key] ?? entry.writer)
             }
             log.advance(past: entry)
         }
@@ -98,7 +103,7 @@ extension StoreEngine {
             keys.formUnion(try connection.keys().map(HashedKey.init))
         }
         for key in keys.map(\.name).sorted() {
-            try refresh(key, connection: connection)
+            try refresh(key, connection: connection, writer: nil)
         }
     }
 
@@ -106,7 +111,7 @@ extension StoreEngine {
     /// saw, updates the cache and queues the change. A row this store cannot read (larger than
     /// its `maximumValueLength`) is dropped from the cache, so reads report why, and does not
     /// hold up the keys after it.
-    private func refresh(_ key: String, connection: StoreConnection) throws {
+    private func refresh(_ key: String, connection: StoreConnection, writer: DefaultsWriter?) throws {
         let value: SQLiteValue?
         do {
             value = try connection.read(key)
@@ -119,7 +124,7 @@ extension StoreEngine {
         let previous = cache.update(HashedKey(key), stored: value)
         if case .some(let old) = previous, SQLiteValue.isSameRow(old, value) { return }
         if registry.isObserved(key) {
-            delivery.enqueue(.init(key: key, value: value, origin: .external))
+            delivery.enqueue(.init(key: key, value: value, origin: .external, writer: writer))
         }
     }
 

@@ -274,7 +274,8 @@ final class StoreEngine: Sendable {
     private func publishCommitted(_ connection: StoreConnection, origin: DefaultsChangeOrigin = .local) {
         connection.recorder.consumeCommitted { changes in
             if let sequences = changes.logSequences {
-                connection.changeLog?.noteOwnCommit(sequences, lastKey: changes.lastLoggedKey, database: connection.database)
+                connection.changeLog?.noteOwnCommit(sequences, lastKey: changes.lastLoggedKey)
+                connection.notePrunableCommit(sequences)
             }
             if changes.writes.count == 1 {
                 // The autocommit `set`: no batch to build.
@@ -283,16 +284,24 @@ final class StoreEngine: Sendable {
                 if write.value == nil { pruneTombstones() }
                 if case .some(let old) = previous, SQLiteValue.isSameRow(old, write.value) { return }
                 if registry.isObserved(write.key) {
-                    delivery.enqueue(.init(key: write.key, value: write.value, origin: origin))
+                    delivery.enqueue(.init(key: write.key, value: write.value, origin: origin, writer: writer(of: write.key, on: connection)))
                 }
             } else if !changes.writes.isEmpty {
                 let changed = cache.apply(changes.finalValues())
                 pruneTombstones()
                 for write in registry.observed(among: changed) {
-                    delivery.enqueue(.init(key: write.key, value: write.value, origin: origin))
+                    delivery.enqueue(.init(key: write.key, value: write.value, origin: origin, writer: writer(of: write.key, on: connection)))
                 }
             }
         }
+        connection.replicaWriters.removeAll()
+    }
+
+    /// Who wrote `key` in the transaction just committed: a replicator's writer when it named
+    /// one, this process otherwise.
+    private func writer(of key: String, on connection: StoreConnection) -> DefaultsWriter {
+        if connection.replicaWriters.isEmpty { return .current }
+        return connection.replicaWriters[HashedKey(key)] ?? .current
     }
 
     func pruneTombstones() {
@@ -310,7 +319,7 @@ final class StoreEngine: Sendable {
     // MARK: Observation
 
     func addObserver(key: String?, onStoreClosed: (@Sendable () -> Void)? = nil,
-                     deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin) -> Void) -> Observer {
+                     deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin, DefaultsWriter?) -> Void) -> Observer {
         // Cache what the observer starts from and register in one step under the database
         // lock, so every change reported afterwards is compared with the value the observer
         // started from: a change committed before `observe` returned is never re-announced.

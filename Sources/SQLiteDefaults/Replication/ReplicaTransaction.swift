@@ -35,15 +35,21 @@ package final class ReplicaTransaction {
     }
 
     /// Writes (or, for `nil`, deletes) the key's row through the store's write path: the
-    /// change is logged, cached and announced after the commit like any other write.
+    /// change is logged, cached and announced after the commit like any other write. With a
+    /// `writer` (the fleet and the machine the row came from), the history and the observers
+    /// name it instead of this process.
     /// - Throws: ``DefaultsError`` — `.invalidKey` for an empty name, or the write's failure.
-    package func write(_ key: String, _ value: SQLiteValue?) throws {
+    package func write(_ key: String, _ value: SQLiteValue?, writer: DefaultsWriter? = nil) throws {
         try checkOpen()
         guard !readOnly else {
             throw DefaultsError(.misuse, "a replicator wrote inside a read transaction")
         }
         try StoreEngine.validate(key)
         try engine.writeRow(key, value, on: connection)
+        if let writer, let sequences = connection.recorder.lastStatementSequences {
+            try HistoryLog.stamp(sequences, writer: writer, database: connection.database)
+            connection.replicaWriters[HashedKey(key)] = writer
+        }
     }
 
     /// Why the key's declaration refuses `value` (one sentence naming the key and the declared

@@ -1,0 +1,86 @@
+import Foundation
+import SQLiteDefaults
+
+/// How `prefs history` prints entries and `prefs watch --json` names a writer: the JSON of
+/// the contract, and a one-line human form.
+///
+/// ```json
+/// {"seq":42,"key":"timeout","value":45,"time":"2026-11-24T07:41:03.120Z",
+///  "writer":{"kind":"library","pid":1234,"program":"prefs","user":"ada","host":"build-7"}}
+/// ```
+///
+/// `value` is written as `export` writes values, `null` when the key was removed; a value too
+/// large for the history to keep is `null` with `"omitted": BYTES` beside it. Writer fields
+/// that are not known are left out.
+package enum HistoryFormat {
+    /// One entry as one line of compact JSON.
+    package static func json(_ entry: DefaultsHistoryEntry<SQLiteValue>) -> String {
+        var members = [
+            #""seq":\#(entry.sequence)"#,
+            #""key":\#(ExportFormat.quote(entry.key))"#,
+            #""value":\#(entry.value.map(ExportFormat.encode) ?? "null")"#,
+        ]
+        if let omitted = entry.omittedByteCount { members.append(#""omitted":\#(omitted)"#) }
+        members.append(#""time":"\#(ISO8601.format(millisecondsSince1970: milliseconds(entry.date)))""#)
+        members.append(#""writer":\#(json(entry.writer))"#)
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// Entries as one JSON array, one entry per line (`[]` when empty).
+    package static func jsonArray(_ entries: [DefaultsHistoryEntry<SQLiteValue>]) -> String {
+        guard !entries.isEmpty else { return "[]" }
+        return "[\n" + entries.map(json).joined(separator: ",\n") + "\n]"
+    }
+
+    /// A writer as a JSON object; unknown fields are left out.
+    package static func json(_ writer: DefaultsWriter) -> String {
+        var members = [#""kind":"\#(writer.kind.rawValue)""#]
+        if let pid = writer.pid { members.append(#""pid":\#(pid)"#) }
+        if let program = writer.program { members.append(#""program":\#(ExportFormat.quote(program))"#) }
+        if let user = writer.user { members.append(#""user":\#(ExportFormat.quote(user))"#) }
+        if let host = writer.host { members.append(#""host":\#(ExportFormat.quote(host))"#) }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// One entry as a human line: `SEQ TIME KEY = VALUE (CLASS) by WRITER`, or `… KEY removed by
+    /// WRITER`, or `… KEY = (N bytes, not kept) by WRITER`.
+    package static func line(_ entry: DefaultsHistoryEntry<SQLiteValue>) -> String {
+        let head = "\(entry.sequence) \(ISO8601.format(millisecondsSince1970: milliseconds(entry.date))) \(ValueFormatting.escaped(entry.key))"
+        let change: String
+        if let omitted = entry.omittedByteCount {
+            change = "= (\(omitted) bytes, not kept)"
+        } else if let value = entry.value {
+            change = "= \(ValueFormatting.displayRepresentation(value)) (\(value.storageClass))"
+        } else {
+            change = "removed"
+        }
+        return "\(head) \(change) by \(text(entry.writer))"
+    }
+
+    /// A writer in words: `library prefs pid 1234 ada@build-7`, `sql`, `fleet from build-7`.
+    package static func text(_ writer: DefaultsWriter) -> String {
+        switch writer.kind {
+        case .sql:
+            return "sql"
+        case .fleet:
+            return writer.host.map { "fleet from \(ValueFormatting.escaped($0))" } ?? "fleet"
+        case .library:
+            var parts = ["library"]
+            if let program = writer.program { parts.append(ValueFormatting.escaped(program)) }
+            if let pid = writer.pid { parts.append("pid \(pid)") }
+            switch (writer.user, writer.host) {
+            case let (user?, host?): parts.append(ValueFormatting.escaped("\(user)@\(host)"))
+            case let (user?, nil): parts.append(ValueFormatting.escaped(user))
+            case let (nil, host?): parts.append(ValueFormatting.escaped("@\(host)"))
+            case (nil, nil): break
+            }
+            return parts.joined(separator: " ")
+        }
+    }
+
+    /// The date's whole milliseconds since 1970 (a history date is whole milliseconds; the
+    /// rounding undoes `Date`'s binary fraction).
+    package static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+}

@@ -1,0 +1,228 @@
+import CSQLiteDefaults
+import Foundation
+
+/// The history columns of the change log (`Migrations/0007_history.sql`): reading entries,
+/// naming the writer of this connection's entries (before each commit), folding a library transaction's writes of
+/// one key into one entry, and how long the log is kept.
+///
+/// Stateless: every function takes the connection it works on, and is called only by the
+/// thread holding it.
+enum HistoryLog {
+    /// TEXT and BLOB values up to this many bytes are kept whole; larger ones by size only.
+    /// The same number is written into the triggers of migration 0007.
+    static let valueLimit = 16_384
+    /// The number of changes kept when the file says nothing else.
+    static let defaultKept = 10_000
+    /// The range of ``DefaultsStore/setHistoryLength(_:)``.
+    static let keptRange = 100...10_000_000
+
+    /// One row of the log as history shows it.
+    struct Row {
+        let sequence: Int64
+        let key: String
+        let value: SQLiteValue?
+        let isRemoved: Bool
+        let omitted: Int?
+        let milliseconds: Int64
+        let writer: DefaultsWriter
+    }
+
+    private static let columns = "seq, key, value, removed, omitted, time, writer, writer_pid, writer_program, writer_user, writer_host"
+
+    /// The newest `limit` entries, newest first, of `keys` (all keys when nil). Entries from
+    /// before migration 0007 (no time) and superseded ones are not history.
+    static func rows(_ database: Database, keys: [String]?, limit: Int) throws -> [Row] {
+        guard limit > 0 else { return [] }
+        var rows: [Row] = []
+        if let keys {
+            // One key at a time, merged: each is a backwards walk that stops at `limit`.
+            let statement = try database.statement("""
+                SELECT \(columns) FROM defaults_changes
+                WHERE key = ?1 AND time IS NOT NULL AND superseded IS NULL ORDER BY seq DESC LIMIT ?2
+                """)
+            for key in Set(keys) {
+                try statement.bind(key, at: 1)
+                try statement.bind(Int64(limit), at: 2)
+                defer { statement.reset() }
+                while try statement.step() { rows.append(row(statement)) }
+            }
+            rows.sort { $0.sequence > $1.sequence }
+            if rows.count > limit { rows.removeSubrange(limit...) }
+            return rows
+        }
+        let statement = try database.statement("""
+            SELECT \(columns) FROM defaults_changes
+            WHERE time IS NOT NULL AND superseded IS NULL ORDER BY seq DESC LIMIT ?1
+            """)
+        try statement.bind(Int64(limit), at: 1)
+        defer { statement.reset() }
+        while try statement.step() { rows.append(row(statement)) }
+        return rows
+    }
+
+    private static func row(_ statement: Statement) -> Row {
+        func optionalInteger(_ column: Int32) -> Int64? {
+            sqlite3_column_type(statement.handle, column) == SQLITE_NULL ? nil : statement.int64(at: column)
+        }
+        let removed = optionalInteger(3) == 1
+        let omitted = optionalInteger(4).map { Int($0) }
+        let value: SQLiteValue? = removed || omitted != nil ? nil : statement.value(at: 2)
+        let writer = Self.writer(statement, from: 6)
+        return Row(sequence: statement.int64(at: 0), key: statement.text(at: 1), value: value, isRemoved: removed,
+                   omitted: omitted, milliseconds: optionalInteger(5) ?? 0, writer: writer)
+    }
+
+    /// The writer named by five columns from `column` on: writer, pid, program, user, host.
+    /// A NULL `writer` is a SQL client outside this library.
+    static func writer(_ statement: Statement, from column: Int32) -> DefaultsWriter {
+        func text(_ offset: Int32) -> String? {
+            sqlite3_column_type(statement.handle, column + offset) == SQLITE_NULL ? nil : statement.text(at: column + offset)
+        }
+        switch text(0) {
+        case "library"?:
+            let pid = sqlite3_column_type(statement.handle, column + 1) == SQLITE_NULL
+                ? nil : Int32(truncatingIfNeeded: statement.int64(at: column + 1))
+            return DefaultsWriter(kind: .library, pid: pid, program: text(2), user: text(3), host: text(4))
+        case "fleet"?:
+            return DefaultsWriter(kind: .fleet, host: text(4))
+        default:
+            return DefaultsWriter(kind: .sql)
+        }
+    }
+
+    // MARK: The writer of this connection's entries
+
+    /// Names `writer` as the writer of the log entries `?1…?2` that have none yet. The
+    /// writer's fields are literals (they never change for a process), so only the range is
+    /// bound. The entries are on pages the commit writes anyway.
+    /// ``stampSQL(_:)`` for this process, made once: a write must not build it again.
+    static let ownStampSQL = stampSQL(.current)
+
+    static func stampSQL(_ writer: DefaultsWriter) -> String {
+        """
+        UPDATE defaults_changes SET writer = \(literal(writer.kind.rawValue)), writer_pid = \(writer.pid.map(String.init) ?? "NULL"),
+            writer_program = \(literal(writer.program)), writer_user = \(literal(writer.user)), writer_host = \(literal(writer.host))
+        WHERE seq >= ?1 AND seq <= ?2 AND writer IS NULL
+        """
+    }
+
+    /// A SQL string literal (quotes doubled; NUL, which cannot appear in one, dropped).
+    static func literal(_ text: String?) -> String {
+        guard let text else { return "NULL" }
+        return "'" + text.replacingOccurrences(of: "\u{0}", with: "").replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// Re-stamps entries a replicator wrote with the writer it names (the fleet and its machine).
+    static func stamp(_ sequences: ClosedRange<Int64>, writer: DefaultsWriter, database: Database) throws {
+        let statement = try database.statement("""
+            UPDATE defaults_changes SET writer = ?1, writer_pid = ?2, writer_program = ?3, writer_user = ?4, writer_host = ?5
+            WHERE seq BETWEEN ?6 AND ?7
+            """)
+        defer { statement.reset() }
+        try statement.bind(.text(writer.kind.rawValue), at: 1)
+        try statement.bind(writer.pid.map { .integer(Int64($0)) } ?? .null, at: 2)
+        try statement.bind(writer.program.map(SQLiteValue.text) ?? .null, at: 3)
+        try statement.bind(writer.user.map(SQLiteValue.text) ?? .null, at: 4)
+        try statement.bind(writer.host.map(SQLiteValue.text) ?? .null, at: 5)
+        try statement.bind(sequences.lowerBound, at: 6)
+        try statement.bind(sequences.upperBound, at: 7)
+        _ = try statement.step()
+    }
+
+    // MARK: One entry per key per transaction
+
+    /// Before a library transaction commits: each key it wrote more than once keeps only its
+    /// last entry (the final value); the earlier ones are marked superseded. When that final
+    /// value is the one the key had before the transaction (as its previous entry says), the
+    /// last is marked too — observers hear nothing of such a key, and history says nothing.
+    ///
+    /// - Parameter writes: the transaction's writes in order, each with its log entries.
+    static func foldRepeatedWrites(_ writes: [ChangeRecorder.Write], database: Database) throws {
+        var lastIndex = [HashedKey: Int](minimumCapacity: writes.count)
+        var firstSequence = [HashedKey: Int64]()
+        var repeated = false
+        for (index, write) in writes.enumerated() {
+            let key = HashedKey(write.key)
+            if lastIndex.updateValue(index, forKey: key) != nil { repeated = true }
+            if firstSequence[key] == nil, let first = write.sequences?.lowerBound { firstSequence[key] = first }
+        }
+        guard repeated else { return }
+        let mark = try database.statement("UPDATE defaults_changes SET superseded = 1 WHERE seq BETWEEN ?1 AND ?2")
+        func supersede(_ range: ClosedRange<Int64>) throws {
+            try mark.bind(range.lowerBound, at: 1)
+            try mark.bind(range.upperBound, at: 2)
+            defer { mark.reset() }
+            _ = try mark.step()
+        }
+        var counts = [HashedKey: Int]()
+        for write in writes { counts[HashedKey(write.key), default: 0] += 1 }
+        for (index, write) in writes.enumerated() {
+            let key = HashedKey(write.key)
+            guard counts[key, default: 0] > 1, let sequences = write.sequences else { continue }
+            if lastIndex[key] != index {
+                try supersede(sequences)
+            } else if let first = firstSequence[key],
+                      let before = try previousState(of: write.key, before: first, database: database),
+                      SQLiteValue.isSameRow(before, write.value) {
+                try supersede(sequences)
+            }
+        }
+    }
+
+    /// What the key held before entry `sequence`, as its newest earlier entry says: `.some(nil)`
+    /// when that entry removed it, nil when no earlier entry says (pruned, or from before 0007,
+    /// or a value kept by size only).
+    private static func previousState(of key: String, before sequence: Int64, database: Database) throws -> SQLiteValue?? {
+        let statement = try database.statement("""
+            SELECT value, removed, omitted, time FROM defaults_changes
+            WHERE key = ?1 AND seq < ?2 AND superseded IS NULL ORDER BY seq DESC LIMIT 1
+            """)
+        try statement.bind(key, at: 1)
+        try statement.bind(sequence, at: 2)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        let isNull = { (column: Int32) in sqlite3_column_type(statement.handle, column) == SQLITE_NULL }
+        if isNull(3) || !isNull(2) { return nil }  // from before 0007, or kept by size only
+        if sqlite3_column_type(statement.handle, 1) != SQLITE_NULL { return .some(nil) }
+        return .some(statement.value(at: 0))
+    }
+
+    // MARK: Length
+
+    /// How many changes the file keeps, as `defaults_history_settings` says.
+    static func kept(_ database: Database) throws -> Int {
+        let statement = try database.statement("SELECT kept FROM defaults_history_settings LIMIT 1")
+        defer { statement.reset() }
+        guard try statement.step() else { return defaultKept }
+        let kept = statement.int64(at: 0)
+        return keptRange.contains(Int(clamping: kept)) ? Int(kept) : defaultKept
+    }
+
+    /// Records how many changes the file keeps.
+    static func setKept(_ count: Int, database: Database) throws {
+        try database.execute("DELETE FROM defaults_history_settings")
+        let statement = try database.statement("INSERT INTO defaults_history_settings(kept) VALUES (?1)")
+        defer { statement.reset() }
+        try statement.bind(Int64(count), at: 1)
+        _ = try statement.step()
+    }
+
+    /// Deletes entries older than the newest `kept` changes (superseded entries and entries
+    /// from before 0007 are not counted as changes, so at least `kept` changes stay).
+    static func prune(keeping kept: Int, database: Database) throws {
+        let cutoff = try database.statement("""
+            SELECT seq FROM defaults_changes WHERE superseded IS NULL ORDER BY seq DESC LIMIT 1 OFFSET ?1
+            """)
+        try cutoff.bind(Int64(kept - 1), at: 1)
+        let oldestKept: Int64
+        do {
+            defer { cutoff.reset() }
+            guard try cutoff.step() else { return }
+            oldestKept = cutoff.int64(at: 0)
+        }
+        let delete = try database.statement("DELETE FROM defaults_changes WHERE seq < ?1")
+        defer { delete.reset() }
+        try delete.bind(oldestKept, at: 1)
+        _ = try delete.step()
+    }
+}

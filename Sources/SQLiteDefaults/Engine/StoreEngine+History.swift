@@ -1,0 +1,39 @@
+import Foundation
+
+/// History: the change log's entries with their values, times and writers, read in one
+/// snapshot, and the number of changes the file keeps.
+extension StoreEngine {
+    /// The schema version that added history (`Migrations/0007_history.sql`).
+    static let historyVersion = 7
+
+    func history(keys: [String]?, limit: Int) throws -> [HistoryLog.Row] {
+        guard limit >= 0 else {
+            throw DefaultsError(.misuse, "a history limit must not be negative (it was \(limit))")
+        }
+        if let keys { for key in keys { try Self.validate(key) } }
+        return try withConnection { connection in
+            try connection.readConsistently {
+                // A read-only store on a file no writer has migrated yet: nothing was kept.
+                guard try Migrator.currentVersion(of: connection.database) >= Self.historyVersion else { return [] }
+                return try HistoryLog.rows(connection.database, keys: keys, limit: limit)
+            }
+        }
+    }
+
+    func historyLength() throws -> Int {
+        try withConnection { connection in
+            guard try Migrator.currentVersion(of: connection.database) >= Self.historyVersion else { return HistoryLog.defaultKept }
+            return try HistoryLog.kept(connection.database)
+        }
+    }
+
+    func setHistoryLength(_ count: Int) throws {
+        guard HistoryLog.keptRange.contains(count) else {
+            throw DefaultsError(.invalidConfiguration,
+                                "a history length must be between \(HistoryLog.keptRange.lowerBound) and \(HistoryLog.keptRange.upperBound) changes (it was \(count))")
+        }
+        _ = try transaction { connection in
+            try HistoryLog.setKept(count, database: connection.database)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import PrefsFormats
+import SQLiteDefaults
+
+/// `prefs history [KEY…] [--limit N] [--json]`
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Print who changed the keys, when, and to what, newest first.",
+        discussion: """
+            The file keeps at least its newest 10,000 changes (see the library's \
+            setHistoryLength), by any writer: processes using the library (with their process \
+            id, program, user and host), SQL clients such as the sqlite3 shell ("sql"), and the \
+            fleet ("fleet", with the machine the row came from). One line per change: \
+            `SEQ TIME KEY = VALUE (CLASS) by WRITER`, or `SEQ TIME KEY removed by WRITER`. With \
+            --json, one JSON array of {"seq", "key", "value", "time", "writer": {"kind", "pid", \
+            "program", "user", "host"}}, the value as `export` writes it (null when removed), \
+            writer fields absent when unknown. A TEXT or BLOB over 16,384 bytes is kept by its \
+            size only: `(N bytes, not kept)`, or "value": null with "omitted": N.
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The keys to show (default: every key).")
+    var keys: [String] = []
+
+    @Option(help: "Show at most this many changes.")
+    var limit = 100
+
+    @Flag(help: "Print one JSON array.")
+    var json = false
+
+    func validate() throws {
+        if keys.contains("") { throw ValidationError("a key must not be empty") }
+        if limit < 0 { throw ValidationError("--limit must not be negative") }
+    }
+
+    func run() throws {
+        let entries = try storeOptions.openExisting()?.history(keys: keys.isEmpty ? nil : keys, limit: limit) ?? []
+        if json {
+            try Console.out(HistoryFormat.jsonArray(entries))
+        } else if !entries.isEmpty {
+            try Console.out(entries.map(HistoryFormat.line).joined(separator: "\n"))
+        }
+    }
+}

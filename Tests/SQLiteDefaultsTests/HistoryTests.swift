@@ -1,0 +1,288 @@
+import DefaultsTestSupport
+import Foundation
+import SQLiteDefaults
+import Testing
+
+private let timeout = DefaultsKey<Int>("timeout", default: 30)
+private let ratio = DefaultsKey<Double>("ratio", default: 1)
+private let document = DefaultsKey<String>("document", default: "")
+
+/// The code of the ``DefaultsError`` that `body` throws; nil when it throws nothing or another error.
+private func code(of body: () throws -> some Any) -> DefaultsError.Code? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as DefaultsError {
+        return error.code
+    } catch {
+        return nil
+    }
+}
+
+@Suite("History: who changed what, and when", .requiresSQLiteShell)
+struct HistoryTests {
+    @Test func aSetIsRecordedWithValueTimeAndThisProcessAsWriter() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        let before = Date()
+        try store.set(45, for: timeout)
+        let after = Date()
+        let entries = try store.history(for: timeout)
+        #expect(entries.count == 1)
+        let entry = try #require(entries.first)
+        #expect(entry.key == "timeout")
+        #expect(entry.value == 45)
+        #expect(!entry.isRemoved)
+        #expect(entry.writer == DefaultsWriter.current)
+        #expect(entry.writer.kind == .library)
+        #expect(entry.writer.pid == getpid())
+        #expect(entry.writer.program == ProcessInfo.processInfo.processName)
+        #expect(entry.writer.user != nil && entry.writer.host != nil)
+        // Milliseconds: the entry's time lies within the call, to the millisecond.
+        #expect(entry.date.timeIntervalSince1970 >= (before.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        #expect(entry.date.timeIntervalSince1970 <= (after.timeIntervalSince1970 * 1000).rounded(.up) / 1000)
+    }
+
+    @Test func newestFirstWithLimitAndKeys() throws {
+        let store = try DefaultsStore.inMemory()
+        for value in 1...5 { try store.set(value, for: timeout) }
+        try store.set(0.5, for: ratio)
+        try store.remove(timeout)
+        #expect(try store.history(for: timeout).map(\.value) == [nil, 5, 4, 3, 2, 1])
+        #expect(try store.history(for: timeout, limit: 2).map(\.value) == [nil, 5])
+        #expect(try store.history(for: timeout).first?.isRemoved == true)
+        let all = try store.history()
+        #expect(all.map(\.key) == ["timeout", "ratio", "timeout", "timeout", "timeout", "timeout", "timeout"])
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.sequence > $1.sequence })
+        #expect(try store.history(keys: ["ratio"]).map(\.value) == [.real(0.5)])
+        #expect(try store.history(keys: ["ratio", "timeout"], limit: 3).map(\.key) == ["timeout", "ratio", "timeout"])
+        #expect(try store.history(limit: 0).isEmpty)
+        #expect(code(of: { try store.history(limit: -1) }) == .misuse)
+        #expect(code(of: { try store.history(keys: [""]) }) == .invalidKey)
+    }
+
+    @Test func aTransactionWritingOneKeyThreeTimesIsOneEntryWithTheFinalValue() throws {
+        let store = try DefaultsStore.inMemory()
+        try store.set(1, for: timeout)
+        try store.transaction { tx in
+            for value in [10, 20, 30] { try tx.set(value, for: timeout) }
+            try tx.set(2.5, for: ratio)
+        }
+        #expect(try store.history(for: timeout).map(\.value) == [30, 1])
+        #expect(try store.history().count == 3)
+    }
+
+    @Test func aTransactionThatEndsWhereItStartedIsNoEntry() throws {
+        let store = try DefaultsStore.inMemory()
+        try store.set(1, for: timeout)
+        let seen = Collected<Int>()
+        let token = store.observe(timeout) { seen.append($0.newValue) }
+        try store.transaction { tx in
+            try tx.set(2, for: timeout)
+            try tx.set(1, for: timeout)
+        }
+        try store.set(3, for: timeout)
+        #expect(seen.wait(count: 1))
+        #expect(seen.all == [3], "observers heard nothing of the transaction")
+        #expect(try store.history(for: timeout).map(\.value) == [3, 1])
+        _ = token
+    }
+
+    @Test func aRolledBackTransactionAndANestedRollbackLeaveNoEntry() throws {
+        struct Abort: Error {}
+        let store = try DefaultsStore.inMemory()
+        #expect(throws: Abort.self) {
+            try store.transaction { tx in
+                try tx.set(5, for: timeout)
+                throw Abort()
+            }
+        }
+        try store.transaction { tx in
+            try tx.set(7, for: timeout)
+            _ = try? store.transaction { _ in
+                try store.set(0.25, for: ratio)
+                throw Abort()
+            }
+        }
+        #expect(try store.history().map(\.key) == ["timeout"])
+        #expect(try store.history(for: timeout).map(\.value) == [7])
+    }
+
+    @Test func writingTheValueAlreadyStoredIsNoEntry() throws {
+        let store = try DefaultsStore.inMemory()
+        try store.set(4, for: timeout)
+        try store.set(4, for: timeout)
+        try store.transaction { tx in try tx.set(4, for: timeout) }
+        #expect(try store.history(for: timeout).count == 1)
+    }
+
+    @Test func nanIsRefusedAndLeavesNoEntry() throws {
+        let store = try DefaultsStore.inMemory()
+        #expect(code(of: { try store.set(.nan, for: ratio) }) == .encodingFailed)
+        #expect(try store.history().isEmpty)
+    }
+
+    @Test func removeAllRecordsEveryKeyRemoved() throws {
+        let store = try DefaultsStore.inMemory()
+        try store.set(1, for: timeout)
+        try store.set(0.5, for: ratio)
+        try store.removeAll()
+        let newest = try store.history(limit: 2)
+        #expect(Set(newest.map(\.key)) == ["timeout", "ratio"])
+        #expect(newest.allSatisfy { $0.isRemoved && $0.value == nil })
+    }
+
+    @Test func aSQLClientsWriteIsRecordedAsSQLAndObserversHearItsWriter() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.set(1, for: timeout)
+        let seen = Collected<DefaultsKeyChange>()
+        let token = store.observeAll { seen.append($0) }
+        try sqlite3(directory.database, "UPDATE defaults SET value = 2 WHERE key = 'timeout'")
+        #expect(seen.wait(count: 1))
+        #expect(seen.all.first?.writer == DefaultsWriter(kind: .sql))
+        let entry = try #require(try store.history(for: timeout).first)
+        #expect(entry.value == 2)
+        #expect(entry.writer == DefaultsWriter(kind: .sql))
+        _ = token
+    }
+
+    @Test func observersHearThisProcessAsTheWriterOfLocalChanges() throws {
+        let store = try DefaultsStore.inMemory()
+        let seen = Collected<DefaultsChange<Int>>()
+        let token = store.observe(timeout) { seen.append($0) }
+        try store.set(9, for: timeout)
+        #expect(seen.wait(count: 1))
+        #expect(seen.all.first?.writer == DefaultsWriter.current)
+        _ = token
+    }
+
+    @Test func anotherProcessIsRecordedWithItsOwnProcessId() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        let result = try runHelper("set-int", directory.database, "timeout", "12")
+        #expect(result.status == 0)
+        let entry = try #require(try store.history(for: timeout).first)
+        #expect(entry.value == 12)
+        #expect(entry.writer.kind == .library)
+        #expect(entry.writer.program == "DefaultsTestHelper")
+        #expect(entry.writer.pid != nil && entry.writer.pid != getpid())
+    }
+
+    @Test func aLargeValueIsKeptBySizeAndTheFileStaysBounded() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        let large = String(repeating: "x", count: 10_000_000)
+        for index in 0..<5 { try store.set(large + "\(index)", for: document) }
+        try store.set("small", for: document)
+        let entries = try store.history(for: document)
+        #expect(entries.count == 6)
+        #expect(entries[0].value == "small" && entries[0].omittedByteCount == nil)
+        #expect(entries[1].value == nil && !entries[1].isRemoved && entries[1].omittedByteCount == 10_000_001)
+        // The history holds sizes, not five copies of 10 MB.
+        let logBytes = Int(try sqlite3(directory.database, "SELECT sum(length(CAST(value AS BLOB))) FROM defaults_changes")) ?? -1
+        #expect(logBytes >= 0 && logBytes < 1_000)
+        let limit = DefaultsStore.historyValueLimit
+        try store.set(String(repeating: "y", count: limit), for: document)
+        #expect(try store.history(for: document).first?.value?.utf8.count == limit)
+    }
+
+    @Test func aValueThatDoesNotDecodeHasNoValueButIsNotRemoved() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES ('timeout', 'soon')")
+        let entry = try #require(try store.history(for: timeout).first)
+        #expect(entry.value == nil && !entry.isRemoved)
+        #expect(try store.history(keys: ["timeout"]).first?.value == .text("soon"))
+    }
+
+    @Test func aRestoredOlderFileShowsOnlyTheHistoryItHolds() throws {
+        let directory = try TemporaryDirectory()
+        let backup = directory.path + "/backup.sqlite"
+        let store = try DefaultsStore(path: directory.database)
+        try store.set(1, for: timeout)
+        try sqlite3(directory.database, ".backup '\(backup)'")
+        try store.set(2, for: timeout)
+        try store.set(3, for: timeout)
+        try sqlite3(directory.database, ".restore '\(backup)'")
+        #expect(try store.history(for: timeout).map(\.value) == [1])
+        // Writing on continues from the restored file's numbers, claiming nothing it lost.
+        try store.set(4, for: timeout)
+        #expect(try store.history(for: timeout).map(\.value) == [4, 1])
+        let reopened = try DefaultsStore(path: directory.database)
+        let seen = try store.value(for: timeout)
+        #expect(try reopened.value(for: timeout) == 4, "\(seen)")
+    }
+
+    @Test func aWriterKilledMidTransactionLeavesNoEntry() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.set(1, for: timeout)
+        let helper = try RunningHelper(["hold-transaction", directory.database, "timeout"])
+        #expect(await helper.line { $0 == "holding" } != nil, "\(helper.errors)")
+        helper.send(SIGKILL)
+        #expect(await helper.exitStatus() == SIGKILL)
+        #expect(try store.history(for: timeout).map(\.value) == [1])
+        try store.set(2, for: timeout)
+        #expect(try store.history(for: timeout).map(\.value) == [2, 1])
+    }
+
+    @Test func theLengthKeptIsASettingOfTheFile() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        #expect(try store.historyLength() == 10_000)
+        try store.setHistoryLength(150)
+        #expect(code(of: { try store.setHistoryLength(99) }) == .invalidConfiguration)
+        let other = try DefaultsStore(path: directory.database)
+        #expect(try other.historyLength() == 150)
+        for value in 1...2_500 { try other.set(value, for: timeout) }
+        let kept = try store.history(for: timeout, limit: 10_000)
+        #expect(kept.count >= 150 && kept.count <= 1_150)
+        #expect(kept.first?.value == 2_500)
+        #expect(zip(kept, kept.dropFirst()).allSatisfy { $0.sequence == $1.sequence + 1 })
+    }
+
+    @Test func manyShortLivedWritersStillPruneTheLog() throws {
+        let directory = try TemporaryDirectory()
+        try DefaultsStore(path: directory.database).setHistoryLength(100)
+        // Each store writes a few times and goes away: none reaches 1,000 commits of its own.
+        for round in 0..<150 {
+            let store = try DefaultsStore(path: directory.database)
+            for value in 0..<10 { try store.set(round * 10 + value, for: timeout) }
+        }
+        let rows = Int(try sqlite3(directory.database, "SELECT count(*) FROM defaults_changes")) ?? -1
+        #expect(rows >= 100 && rows <= 1_100)
+    }
+
+    @Test(.slowTier) func pruningWhileAnotherProcessReadsHistory() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.setHistoryLength(100)
+        try store.set(0, for: timeout)
+        let reader = try RunningHelper(["read-history", directory.database, "400"])
+        var value = 0
+        while reader.lines.all.last != "done", value < 200_000 {
+            value += 1
+            try store.set(value, for: timeout)
+        }
+        #expect(await reader.line { $0 == "done" } != nil, "\(reader.errors)")
+        let reads = reader.lines.all.filter { $0.hasPrefix("read ") }
+        #expect(reads.count == 400)
+        #expect(!reader.lines.all.contains("bad order"))
+    }
+
+    @Test func rowsAppliedByAReplicatorNameTheFleetAndTheMachine() throws {
+        let store = try DefaultsStore.inMemory()
+        let seen = Collected<DefaultsKeyChange>()
+        let token = store.observeAll { seen.append($0) }
+        try store.replicaTransaction { transaction in
+            try transaction.write("timeout", .integer(99), writer: .fleet(origin: "build-7:/var/lib/app/defaults.sqlite"))
+        }
+        let entry = try #require(try store.history(for: timeout).first)
+        #expect(entry.value == 99)
+        #expect(entry.writer == DefaultsWriter(kind: .fleet, host: "build-7"))
+        #expect(seen.wait(count: 1))
+        #expect(seen.all.first?.writer == DefaultsWriter(kind: .fleet, host: "build-7"))
+        _ = token
+    }
+}
