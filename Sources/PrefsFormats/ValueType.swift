@@ -16,24 +16,12 @@ import SQLiteDefaults
 /// | `data` | base64 | BLOB |
 /// | `date` | ISO 8601 (`2024-05-01T10:30:00Z`, `…00.250+02:00`, `2024-05-01`) or `now` | REAL, seconds since 1970 |
 /// | `url` | an absolute URL (`https://…`, `file:///…`) | TEXT |
-package enum ValueType: String, CaseIterable, Sendable {
-    /// `true`/`false` (also yes/no, on/off, 1/0) → INTEGER 1/0.
-    case bool
-    /// A whole number → INTEGER.
-    case int
-    /// A finite decimal number → REAL.
-    case double
-    /// Anything → TEXT, as given.
-    case string
-    /// Any JSON value → TEXT.
-    case json
-    /// Base64 → BLOB.
-    case data
-    /// ISO 8601 or `now` → REAL seconds since 1970.
-    case date
-    /// An absolute URL → TEXT.
-    case url
+///
+/// The eight words are the library's own ``DefaultsValueKind`` (the declared keys' kinds):
+/// one vocabulary, so the CLI and `defaults_schema` cannot drift apart.
+package typealias ValueType = DefaultsValueKind
 
+extension DefaultsValueKind {
     /// Parses `text` as this type.
     /// - Throws: ``FormatError`` saying what the type expects.
     package func parse(_ text: String) throws(FormatError) -> SQLiteValue {

@@ -58,7 +58,7 @@ struct DeclareCommand: ParsableCommand {
                 }
             }
         }
-        return DefaultsDeclaration(key: key, type: type.kind, defaultValue: defaultValue, summary: summary,
+        return DefaultsDeclaration(key: key, type: type, defaultValue: defaultValue, summary: summary,
                                    allowedValues: allowedValues)
     }
 

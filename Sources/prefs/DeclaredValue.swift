@@ -11,7 +11,7 @@ enum DeclaredValue {
     ///   - declaration: the key's declaration.
     /// - Throws: ``PrefsError`` naming the key and the declared type.
     static func parse(_ text: String, explicitType: ValueType?, for declaration: DefaultsDeclaration) throws -> SQLiteValue {
-        let declaredType = ValueType(declaration.type)
+        let declaredType = declaration.type
         let lead = "key \(ValueFormatting.quoted(declaration.key)) is declared \(declaration.type)"
         let stored: SQLiteValue
         do {

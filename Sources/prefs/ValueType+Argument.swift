@@ -1,5 +1,6 @@
 import ArgumentParser
 import PrefsFormats
+import SQLiteDefaults
 
-/// `write --type TYPE` takes a ``ValueType`` by its name (`bool`, `int`, …).
-extension ValueType: ExpressibleByArgument {}
+/// `write --type TYPE` takes a value type (the library's `DefaultsValueKind`) by its name (`bool`, `int`, …).
+extension DefaultsValueKind: ExpressibleByArgument {}
