@@ -21,6 +21,10 @@ let package = Package(
         .package(path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .executableTarget(
@@ -29,6 +33,11 @@ let package = Package(
                 .product(name: "SQLiteDefaults", package: rootIdentity),
                 .product(name: "SQLiteDefaultsConfiguration", package: rootIdentity),
                 .product(name: "SQLiteDefaultsServiceLifecycle", package: rootIdentity),
+                .product(name: "SQLiteDefaultsPostgres", package: rootIdentity),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SQLiteDefaultsConsole", package: rootIdentity),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),

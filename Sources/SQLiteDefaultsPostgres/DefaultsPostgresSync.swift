@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import PostgresNIO
@@ -17,8 +18,14 @@ import Synchronization
 ///
 /// Every machine keeps its own SQLite file: reads stay local and work offline. The store's
 /// commits (its own, other processes', the `sqlite3` shell's) are pushed to the table; other
-/// machines hear of them through `LISTEN`/`NOTIFY`, fetch what is new and apply it to their
-/// file in one transaction, so their observers fire as for any external change.
+/// machines hear of them through `LISTEN`/`NOTIFY` (whose payload carries the rows when they
+/// fit; else they fetch what is new) and apply them to their file in one transaction, so their
+/// observers fire as for any external change.
+///
+/// A push is one round trip (a session function in `pg_temp`, falling back to four when
+/// PostgreSQL refuses it), and a write reaches another machine about one and a half round trips
+/// after its commit. The sync reports swift-metrics through `MetricsSystem` (names in the
+/// fleet's documentation, `sqlitedefaults_fleet_…`).
 ///
 /// - All replicas converge to the last write in PostgreSQL's commit order; deletes propagate;
 ///   storage classes survive exactly.
@@ -44,14 +51,16 @@ public final class DefaultsPostgresSync: Service, Sendable {
     /// The PostgreSQL table, `TABLE` or `SCHEMA.TABLE`.
     public let table: String
 
-    private let logger: Logger
-    private let origin: String
-    private let signals = SyncSignals()
+    let logger: Logger
+    let origin: String
+    let signals = SyncSignals()
     private let status = Mutex(Status.starting)
     /// Set while the store's file must be taken as it is (see `init(store:client:table:logger:adoptingLocalValues:)`): cleared
     /// once a session has compared it with the table and pushed its differences.
-    private let adoptionPending: Mutex<Bool>
+    let adoptionPending: Mutex<Bool>
     let timing: Timing
+    /// The swift-metrics this sync reports (see ``SyncMetrics``).
+    let metrics: SyncMetrics
 
     /// What the sync last reported, so each change of state is logged once, not every retry:
     /// a failure is one state per kind (unreachable, rejected), whatever its message says.
@@ -66,6 +75,12 @@ public final class DefaultsPostgresSync: Service, Sendable {
         /// The longest a PostgreSQL round of work (a fetch, a push) may take before the
         /// connection is given up as dead (a stopped server keeps TCP open).
         var operationTimeout: Duration = .seconds(30)
+        /// The longest a small round of work after catching up (a push of a few rows, a fetch
+        /// after a notification, the safety fetch) may go unanswered before the connection is
+        /// given up: a path cut without a reset (a partition, a dropped route) is noticed within
+        /// it, and a new connection is tried, instead of waiting for TCP's retransmissions,
+        /// which back off to many seconds apart.
+        var stallTimeout: Duration = .seconds(3)
         /// How often the sync fetches without a notification: a net under `LISTEN`, and the
         /// check that the connection still works.
         var safetyFetchInterval: Duration = .seconds(5)
@@ -75,6 +90,12 @@ public final class DefaultsPostgresSync: Service, Sendable {
         var minimumPushInterval: Duration = .milliseconds(10)
         var firstRetryDelay: Duration = .milliseconds(100)
         var longestRetryDelay: Duration = .seconds(5)
+        /// Whether pushes go through the session's function (one round trip) when PostgreSQL
+        /// allows it; off, every push takes four (what the tests compare against).
+        var pushesInOneRoundTrip = true
+        /// Whether rows a notification carries are applied without a fetch; off, every
+        /// notification from another machine is followed by a fetch.
+        var appliesCarriedRows = true
     }
 
     /// Creates the sync; nothing happens until ``run()``.
@@ -104,7 +125,8 @@ public final class DefaultsPostgresSync: Service, Sendable {
     }
 
     init(store: DefaultsStore, client: PostgresClient, table: String, logger: Logger, timing: Timing,
-         adoptingLocalValues: Bool = false) {
+         adoptingLocalValues: Bool = false, metricsFactory: (any MetricsFactory)? = nil) {
+        metrics = SyncMetrics(table: table, factory: metricsFactory ?? MetricsSystem.factory)
         adoptionPending = Mutex(adoptingLocalValues)
         self.store = store
         self.client = client
@@ -169,6 +191,7 @@ public final class DefaultsPostgresSync: Service, Sendable {
                 // Only what a retry may cure is retried; the rest ends `run()` (thrown, not
                 // logged: the caller decides what to say).
                 guard failure.code == .unreachable else { throw failure }
+                metrics.retried()
                 if report(.failing(failure.code)) {
                     logger.warning("fleet sync: \(failure.message); retrying with back-off", metadata: ["table": "\(fleet.name)"])
                     delay = timing.firstRetryDelay
@@ -180,8 +203,9 @@ public final class DefaultsPostgresSync: Service, Sendable {
     }
 
     /// Records a new state; true when it differs from the last one reported.
-    fileprivate func report(_ new: Status) -> Bool {
-        status.withLock { status in
+    func report(_ new: Status) -> Bool {
+        metrics.connection(new == .connected)
+        return status.withLock { status in
             defer { status = new }
             return status != new
         }
@@ -194,12 +218,18 @@ public final class DefaultsPostgresSync: Service, Sendable {
         // the fleet listens on the same channel and takes the same creation lock.
         let fleet = try await timed(on: connection) { try await fleet.resolve(on: connection) }
         let identity = try await timed(on: connection) { try await fleet.prepare(on: connection) }
+        var oneRoundTrip = false
+        if timing.pushesInOneRoundTrip {
+            oneRoundTrip = try await timed(on: connection) { try await fleet.installPushFunction(on: connection) }
+        }
+        let link = SessionLink(connection: connection, fleet: fleet, replica: replica, identity: identity,
+                               pushesInOneRoundTrip: oneRoundTrip)
         let wakeups = signals.beginSession()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [signals] in
                 try await connection.listen(on: fleet.name.channel) { notifications in
                     signals.listening()
-                    for try await notification in notifications { signals.notified(Int64(notification.payload)) }
+                    for try await notification in notifications { signals.notified(FleetNotice(payload: notification.payload)) }
                 }
                 throw DefaultsError(.unreachable, "the PostgreSQL connection closed")
             }
@@ -210,193 +240,11 @@ public final class DefaultsPostgresSync: Service, Sendable {
                 }
             }
             group.addTask {
-                try await self.work(on: connection, fleet: fleet, replica: replica, identity: identity, wakeups: wakeups)
+                try await self.work(link, wakeups: wakeups)
             }
             // The first to end (with an error: none ends otherwise) ends the session.
             defer { group.cancelAll() }
             try await group.next()
-        }
-    }
-
-    private func work(on connection: PostgresConnection, fleet: FleetTable, replica: LocalReplica,
-                      identity: String, wakeups: AsyncStream<Void>) async throws {
-        // Catch up only once LISTEN is in place, so no notification falls between the two.
-        let listenDeadline = ContinuousClock.now + timing.operationTimeout
-        for await _ in wakeups {
-            if signals.isListening { break }
-            if ContinuousClock.now > listenDeadline {
-                try? await connection.close()
-                throw DefaultsError(.unreachable, "PostgreSQL did not confirm LISTEN within \(timing.operationTimeout)")
-            }
-        }
-        try Task.checkCancellation()
-        var skipped: Set<String> = []
-        // The versions this session pushed: rows of only these coming back need no apply.
-        var pushed: Set<Int64> = []
-        let membership = try replica.join(identity)
-        var position = membership.position
-        let adopting = adoptionPending.withLock { $0 }
-        var inStep = true
-        if !membership.isNew, !adopting {
-            let versions = try await timed(on: connection) { try await fleet.versions(on: connection) }
-            inStep = try replica.isInStep(with: versions, position: position)
-        }
-        if adopting {
-            position = try await rejoin(fleet: fleet, replica: replica, identity: identity, floor: position,
-                                        forgettingShadows: true, on: connection, skipped: &skipped, pushed: &pushed)
-            adoptionPending.withLock { $0 = false }
-        } else if !inStep {
-            logger.warning("fleet sync: the PostgreSQL table \(fleet.name) went back in time (restored from a backup, or a failover to a replica that lagged behind); rejoining it: taking its newer rows, pushing again what it lost")
-            position = try await rejoin(fleet: fleet, replica: replica, identity: identity, floor: position,
-                                        forgettingShadows: false, on: connection, skipped: &skipped, pushed: &pushed)
-        } else if membership.isNew {
-            // The fleet's values first; then what only this file has.
-            var none: Set<Int64> = []
-            position = try await fetch(after: position, fleet: fleet, replica: replica, identity: identity,
-                                       on: connection, pushed: &none, asNewMember: true)
-            _ = try await push(among: nil, fleet: fleet, replica: replica, on: connection, skipped: &skipped, pushed: &pushed)
-        } else {
-            _ = try await push(among: nil, fleet: fleet, replica: replica, on: connection, skipped: &skipped, pushed: &pushed)
-            position = try await fetch(after: position, fleet: fleet, replica: replica, identity: identity, on: connection, pushed: &pushed)
-        }
-        if report(.connected) {
-            logger.info("fleet sync: connected; in step with PostgreSQL table \(fleet.name)")
-        }
-        var lastPush: ContinuousClock.Instant?
-        for await _ in wakeups {
-            if store.isClosed {
-                throw DefaultsError(.closed, "the store was closed, so the fleet sync ended", path: store.path)
-            }
-            // A file moved over the store's (or deleted) leaves the store refusing every call,
-            // and it hears no more commits: a sync that went on would be deaf. Checked at every
-            // wake-up, the safety fetch included, so it ends within one interval.
-            if let failure = store.lastReportedError, failure.code == .databaseReplaced { throw failure }
-            var taken = signals.take()
-            if !taken.dirty.isEmpty, let lastPush, ContinuousClock.now < lastPush + timing.minimumPushInterval {
-                try await Task.sleep(until: lastPush + timing.minimumPushInterval)
-                taken.merge(signals.take())
-            }
-            if !taken.dirty.isEmpty {
-                if try await push(among: taken.dirty, fleet: fleet, replica: replica, on: connection,
-                                  skipped: &skipped, pushed: &pushed) {
-                    lastPush = .now
-                }
-            }
-            if !taken.remote, let newest = taken.notified.max(), newest > position,
-               (position + 1...newest).allSatisfy({ pushed.contains($0) }) {
-                // Versions are dense (each push takes the largest plus one under the lock), so
-                // when every version up to the notified one is this session's own push, there
-                // is nothing to fetch.
-                position = newest
-                pushed = pushed.filter { $0 > newest }
-            } else if taken.remote || taken.notified.contains(where: { $0 > position }) {
-                position = try await fetch(after: position, fleet: fleet, replica: replica, identity: identity,
-                                           on: connection, pushed: &pushed)
-            }
-        }
-        throw CancellationError()
-    }
-
-    /// Joins the table again from all its rows (see ``LocalReplica/rejoin(_:identity:forgettingShadows:)``),
-    /// then pushes what only this file holds, numbered above `floor` (the position this file
-    /// had reached), and fetches that back. Returns the new position.
-    private func rejoin(fleet: FleetTable, replica: LocalReplica, identity: String, floor: Int64, forgettingShadows: Bool,
-                        on connection: PostgresConnection, skipped: inout Set<String>, pushed: inout Set<Int64>) async throws -> Int64 {
-        let rows = try await timed(on: connection) { try await fleet.changes(after: 0, on: connection) }
-        let position = try replica.rejoin(rows, identity: identity, forgettingShadows: forgettingShadows,
-                                          onRefused: logRefusal)
-        _ = try await push(among: nil, fleet: fleet, replica: replica, on: connection, skipped: &skipped, pushed: &pushed,
-                           floor: floor)
-        return try await fetch(after: position, fleet: fleet, replica: replica, identity: identity, on: connection, pushed: &pushed)
-    }
-
-    /// Says once, for each row the local declarations refuse, that the local value stays.
-    private func logRefusal(key: String, reason: String) {
-        logger.warning("fleet sync: a row from PostgreSQL was not applied, the local value stays: \(reason)",
-                       metadata: ["key": "\(key)"])
-    }
-
-    /// Fetches the rows after `position` and applies them; returns the new position.
-    ///
-    /// Rows that are all this session's own pushes coming back are not applied: the file
-    /// already holds them and their shadows. The position then moves in memory only, and is
-    /// written with the next real apply (after a restart those rows are fetched again and
-    /// skipped by their versions).
-    private func fetch(after position: Int64, fleet: FleetTable, replica: LocalReplica, identity: String,
-                       on connection: PostgresConnection, pushed: inout Set<Int64>, asNewMember: Bool = false) async throws -> Int64 {
-        let rows = try await timed(on: connection) { try await fleet.changes(after: position, on: connection) }
-        guard let last = rows.last else {
-            if asNewMember { try replica.apply([], identity: identity, position: position, asNewMember: true) }
-            return position
-        }
-        if !asNewMember, rows.allSatisfy({ pushed.contains($0.version) }) {
-            pushed = pushed.filter { $0 > last.version }
-            return last.version
-        }
-        try replica.apply(rows, identity: identity, position: last.version, asNewMember: asNewMember,
-                          onRefused: logRefusal)
-        pushed = pushed.filter { $0 > last.version }
-        return last.version
-    }
-
-    /// Pushes the keys among `keys` (all keys when nil) whose rows differ from what the
-    /// fleet's table holds, as far as this file knows. Returns whether anything was pushed.
-    private func push(among keys: Set<String>?, fleet: FleetTable, replica: LocalReplica,
-                      on connection: PostgresConnection, skipped: inout Set<String>, pushed: inout Set<Int64>,
-                      floor: Int64 = 0) async throws -> Bool {
-        var rows = try replica.pending(among: keys)
-        rows.removeAll { row in
-            // PostgreSQL's TEXT cannot hold NUL; such a key stays on this machine.
-            guard row.key.utf8.contains(0) else { return false }
-            if skipped.insert(row.key).inserted {
-                logger.warning("fleet sync: a key containing NUL cannot be stored in PostgreSQL; it stays on this machine",
-                               metadata: ["key": "\(row.key.debugDescription)"])
-            }
-            return true
-        }
-        guard !rows.isEmpty else { return false }
-        let toPush = rows
-        let version = try await timed(on: connection) { [origin] in try await fleet.push(toPush, origin: origin, floor: floor, on: connection) }
-        try replica.recordPushed(rows, version: version)
-        pushed.insert(version)
-        return true
-    }
-
-    /// Runs `body` on `connection`, failing with `.unreachable` (and closing the connection)
-    /// when it takes longer than the operation time-out.
-    private func timed<Result: Sendable>(on connection: PostgresConnection,
-                                         _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
-        try await Deadline.run(within: timing.operationTimeout, closing: connection, body)
-    }
-}
-
-extension DefaultsPostgresSync {
-    /// Reports, as the sync's own first state, that PostgreSQL cannot be reached (what
-    /// ``probe(_:logger:)`` found): one line now, and none again for the retries that follow.
-    /// `prefs sync` calls it, since the client's pool retries quietly for a while before it
-    /// gives up a request.
-    package func reportUnreachable(_ failure: DefaultsError) {
-        if report(.failing(failure.code)) {
-            logger.warning("fleet sync: \(failure.message); retrying with back-off", metadata: ["table": "\(table)"])
-        }
-    }
-
-    /// Connects once to the server `url` names and runs `SELECT 1`, to tell at start-up what
-    /// retrying cannot cure (bad credentials, no such database: `.remoteRejected`) from what it
-    /// may (`.unreachable`). Returns `nil` when the server answered.
-    public static func probe(_ url: PostgresURL, logger: Logger = Logger(label: "SQLiteDefaultsPostgres")) async -> DefaultsError? {
-        do {
-            let connection = try await PostgresConnection.connect(configuration: url.connectionConfiguration, id: 1, logger: logger)
-            do {
-                try await connection.query("SELECT 1", logger: logger)
-                try? await connection.close()
-                return nil
-            } catch {
-                try? await connection.close()
-                throw error
-            }
-        } catch {
-            return FleetFailure.classify(error)
         }
     }
 }

@@ -70,24 +70,70 @@ struct FleetTable: Sendable {
     /// A different identity than last time means another table (dropped and created again,
     /// or another server): the local file then joins it as a new member. Call it on a
     /// resolved table (``resolve(on:)``).
+    ///
+    /// One round trip when the table exists (its identity, columns and unique key in one
+    /// query); creating it adds four.
     /// - Throws: `DefaultsError` `.incompatibleTable` for a table of another shape, or the
     ///   connection's errors.
     func prepare(on connection: PostgresConnection) async throws -> String {
+        if let found = try await inspect(on: connection) { return try check(found) }
         do {
             try await create(on: connection)
         } catch let error as PSQLError where Self.isAlreadyCreated(error) {
             // Created at the same moment by a client that does not take our lock (an older
             // version of this library, a person in psql): the table exists now; check it.
         }
-        try await checkShape(on: connection)
+        guard let found = try await inspect(on: connection) else {
+            throw DefaultsError(.incompatibleTable, "the PostgreSQL table \(name) disappeared while it was being set up")
+        }
+        return try check(found)
+    }
+
+    /// What ``inspect(on:)`` reads of an existing table.
+    private struct Inspection {
+        let identity: String
+        let columns: [String]
+        let uniqueKeys: Int64
+    }
+
+    /// The table's identity, its columns (`name type`) and how many unique one-column indexes
+    /// it has on `key`, in one query; nil when there is no such table.
+    private func inspect(on connection: PostgresConnection) async throws -> Inspection? {
         let rows = try await connection.query("""
-            SELECT current_database(), c.oid::bigint, coalesce(obj_description(c.oid, 'pg_class'), '')
+            SELECT current_database()::text, c.oid::bigint, coalesce(obj_description(c.oid, 'pg_class'), ''),
+                coalesce((SELECT array_agg(a.attname::text || ' ' || format_type(a.atttypid, a.atttypmod)) FROM pg_attribute a
+                          WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '{}'::text[]),
+                (SELECT count(*) FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+                 WHERE i.indrelid = c.oid AND i.indisunique AND i.indnkeyatts = 1 AND a.attname = 'key')
             FROM pg_class c WHERE c.oid = to_regclass(\(name.quoted))
             """, logger: logger)
-        for try await (database, oid, comment) in rows.decode((String, Int64, String).self) {
-            return "\(database)/\(oid)/\(comment)"
+        for try await (database, oid, comment, columns, unique) in rows.decode((String, Int64, String, [String], Int64).self) {
+            return Inspection(identity: "\(database)/\(oid)/\(comment)", columns: columns, uniqueKeys: unique)
         }
-        throw DefaultsError(.incompatibleTable, "the PostgreSQL table \(name) disappeared while it was being set up")
+        return nil
+    }
+
+    /// Compares the table's columns and primary key with the ones this library creates;
+    /// returns its identity.
+    private func check(_ found: Inspection) throws -> String {
+        var types: [String: String] = [:]
+        for column in found.columns {
+            guard let space = column.firstIndex(of: " ") else { continue }
+            types[String(column[..<space])] = String(column[column.index(after: space)...])
+        }
+        var problems: [String] = []
+        for (column, type) in Self.columns {
+            switch types[column] {
+            case nil: problems.append("no column \(column)")
+            case let actual? where actual != type: problems.append("\(column) is \(actual), not \(type)")
+            default: break
+            }
+        }
+        if problems.isEmpty, found.uniqueKeys == 0 { problems.append("key is not unique") }
+        guard problems.isEmpty else {
+            throw DefaultsError(.incompatibleTable, "the PostgreSQL table \(name) has another shape than a fleet table (\(problems.joined(separator: ", "))); use another --table name or drop it")
+        }
+        return found.identity
     }
 
     /// A unique violation in the catalog (23505) or "relation already exists" (42P07).
@@ -132,37 +178,6 @@ struct FleetTable: Sendable {
         let rows = try await connection.query("SELECT to_regclass(\(name.quoted))::oid::bigint", logger: logger)
         for try await oid in rows.decode(Int64?.self) { return oid }
         return nil
-    }
-
-    /// Compares the table's columns and primary key with the ones this library creates.
-    private func checkShape(on connection: PostgresConnection) async throws {
-        let rows = try await connection.query("""
-            SELECT a.attname::text, format_type(a.atttypid, a.atttypmod)
-            FROM pg_attribute a
-            WHERE a.attrelid = to_regclass(\(name.quoted)) AND a.attnum > 0 AND NOT a.attisdropped
-            """, logger: logger)
-        var found: [String: String] = [:]
-        for try await (column, type) in rows.decode((String, String).self) { found[column] = type }
-        var problems: [String] = []
-        for (column, type) in Self.columns {
-            switch found[column] {
-            case nil: problems.append("no column \(column)")
-            case let actual? where actual != type: problems.append("\(column) is \(actual), not \(type)")
-            default: break
-            }
-        }
-        if problems.isEmpty {
-            let keys = try await connection.query("""
-                SELECT count(*) FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-                WHERE i.indrelid = to_regclass(\(name.quoted)) AND i.indisunique AND i.indnkeyatts = 1 AND a.attname = 'key'
-                """, logger: logger)
-            var unique: Int64 = 0
-            for try await count in keys.decode(Int64.self) { unique = count }
-            if unique == 0 { problems.append("key is not unique") }
-        }
-        guard problems.isEmpty else {
-            throw DefaultsError(.incompatibleTable, "the PostgreSQL table \(name) has another shape than a fleet table (\(problems.joined(separator: ", "))); use another --table name or drop it")
-        }
     }
 
     // MARK: Reading
@@ -211,101 +226,6 @@ struct FleetTable: Sendable {
             break
         }
         throw DefaultsError(.incompatibleTable, "the fleet table's row for key '\(key)' is malformed (storage class '\(storageClass)' without its value)", key: key)
-    }
-
-    // MARK: Writing
-
-    /// The largest number of rows in one INSERT: 5 parameters each, well under PostgreSQL's
-    /// 65,535 parameters per statement.
-    static let rowsPerStatement = 1_000
-
-    /// Writes `rows` in one transaction, all with one new version, and notifies the channel
-    /// when it commits. Returns the version: the largest so far plus one, and above `floor`.
-    ///
-    /// A machine rejoining a table that went back in time passes its old position as `floor`,
-    /// so what it pushes, and every push after it, is numbered above the position of every
-    /// machine that saw the lost versions: they fetch it instead of skipping it as seen.
-    ///
-    /// Four round trips for up to ``rowsPerStatement`` rows: `BEGIN`, the lock, one statement
-    /// that picks the version, upserts and queues the notification, and `COMMIT`.
-    func push(_ rows: [PendingRow], origin: String, floor: Int64 = 0, on connection: PostgresConnection) async throws -> Int64 {
-        try await connection.query("BEGIN", logger: logger)
-        do {
-            try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(name.quoted) IN SHARE ROW EXCLUSIVE MODE"), logger: logger)
-            var version: Int64?
-            var start = 0
-            while start < rows.count {
-                let chunk = rows[start..<min(start + Self.rowsPerStatement, rows.count)]
-                let result = try await connection.query(upsert(chunk, version: version, origin: origin, floor: floor), logger: logger)
-                if version == nil {
-                    for try await value in result.decode(Int64.self) { version = value }
-                }
-                start += chunk.count
-            }
-            try await connection.query("COMMIT", logger: logger)
-            guard let version else {
-                throw DefaultsError(.incompatibleTable, "the PostgreSQL table \(name) returned no version for a push")
-            }
-            return version
-        } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
-            throw error
-        }
-    }
-
-    /// The upsert of one chunk. The first chunk (`version` nil) also picks the version (the
-    /// largest plus one, under the lock the transaction holds), queues the notification, and
-    /// returns the version; the others reuse it.
-    private func upsert(_ rows: ArraySlice<PendingRow>, version: Int64?, origin: String, floor: Int64) throws -> PostgresQuery {
-        var binds = PostgresBindings(capacity: rows.count * 5 + 3)
-        binds.append(origin)
-        if let version {
-            binds.append(version)
-        } else {
-            binds.append(name.channel)
-            binds.append(floor)
-        }
-        var values: [String] = []
-        values.reserveCapacity(rows.count)
-        for row in rows {
-            let first = binds.count + 1
-            binds.append(row.key)
-            switch row.value {
-            case nil:
-                binds.append("deleted"); binds.appendNull(); binds.appendNull(); binds.appendNull()
-            case .null:
-                binds.append("null"); binds.appendNull(); binds.appendNull(); binds.appendNull()
-            case .integer(let number):
-                binds.append("integer"); binds.append(number); binds.appendNull(); binds.appendNull()
-            case .real(let number):
-                binds.append("real"); binds.appendNull(); binds.append(number); binds.appendNull()
-            case .text(let text):
-                binds.append("text"); binds.appendNull(); binds.appendNull(); binds.append(ByteBuffer(string: text))
-            case .invalidUTF8Text(let bytes):
-                binds.append("text"); binds.appendNull(); binds.appendNull(); binds.append(ByteBuffer(bytes: bytes))
-            case .blob(let bytes):
-                binds.append("blob"); binds.appendNull(); binds.appendNull(); binds.append(ByteBuffer(bytes: bytes))
-            }
-            values.append("($\(first)::text, $\(first + 1)::text, $\(first + 2)::bigint, $\(first + 3)::double precision, $\(first + 4)::bytea)")
-        }
-        let upsert = """
-            INSERT INTO \(name.quoted) (key, storage_class, integer_value, real_value, bytes_value, version, origin, updated_at)
-            SELECT v.key, v.storage_class, v.integer_value, v.real_value, v.bytes_value, %VERSION%, $1, now()
-            FROM (VALUES \(values.joined(separator: ", "))) AS v(key, storage_class, integer_value, real_value, bytes_value)
-            ON CONFLICT (key) DO UPDATE SET storage_class = excluded.storage_class, integer_value = excluded.integer_value,
-                real_value = excluded.real_value, bytes_value = excluded.bytes_value, version = excluded.version,
-                origin = excluded.origin, updated_at = excluded.updated_at
-            """
-        guard version == nil else {
-            return PostgresQuery(unsafeSQL: upsert.replacingOccurrences(of: "%VERSION%", with: "$2::bigint"), binds: binds)
-        }
-        // The statement's snapshot is taken after the lock, so max(version) sees every push
-        // committed before this one; the INSERT in the WITH runs once whether or not it is read.
-        return PostgresQuery(unsafeSQL: """
-            WITH next AS (SELECT greatest(coalesce(max(version), 0), $3::bigint) + 1 AS version FROM \(name.quoted)),
-            written AS (\(upsert.replacingOccurrences(of: "%VERSION%", with: "(SELECT version FROM next)")) RETURNING 1)
-            SELECT next.version FROM next, LATERAL (SELECT pg_notify($2, next.version::text)) AS notified
-            """, binds: binds)
     }
 
     private func bindings(_ values: Int64...) -> PostgresBindings {

@@ -65,6 +65,9 @@ struct FleetTableName: Sendable, Hashable, CustomStringConvertible {
         return "defaults_fleet_" + String(Self.fnv1a(name), radix: 16)
     }
 
+    /// A digest of the name (hexadecimal), for names of our own derived from it.
+    var digest: String { String(Self.fnv1a(description), radix: 16) }
+
     /// The key of the advisory lock that serializes creating this table: every machine that
     /// names the same table (however spelled, once resolved) takes the same lock.
     var lockKey: String { "SQLiteDefaults fleet " + description }

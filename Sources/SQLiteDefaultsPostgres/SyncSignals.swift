@@ -7,7 +7,7 @@ final class SyncSignals: Sendable {
     private struct State {
         var dirty: Set<String> = []
         var remote = false
-        var notified: [Int64] = []
+        var notices: [FleetNotice] = []
         var listening = false
         var continuation: AsyncStream<Void>.Continuation?
     }
@@ -30,12 +30,13 @@ final class SyncSignals: Sendable {
         }
     }
 
-    /// PostgreSQL notified a push of `version` (the payload); the worker may skip the fetch
-    /// when every version up to it was its own.
-    func notified(_ version: Int64?) {
-        guard let version else { return remoteChange() }
+    /// PostgreSQL notified a push (its payload, read as a ``FleetNotice``); the worker applies
+    /// the rows it carries, or skips its own pushes, without a fetch when no version is missing.
+    /// A payload that is not ours means: fetch.
+    func notified(_ notice: FleetNotice?) {
+        guard let notice else { return remoteChange() }
         state.withLock { state in
-            state.notified.append(version)
+            state.notices.append(notice)
             state.continuation?.yield()
         }
     }
@@ -59,7 +60,7 @@ final class SyncSignals: Sendable {
             defer {
                 state.dirty.removeAll()
                 state.remote = false
-                state.notified.removeAll()
+                state.notices.removeAll()
                 state.listening = false
                 state.continuation = continuation
             }
@@ -73,12 +74,12 @@ final class SyncSignals: Sendable {
     struct Taken {
         var dirty: Set<String>
         var remote: Bool
-        var notified: [Int64]
+        var notices: [FleetNotice]
 
         mutating func merge(_ other: Taken) {
             dirty.formUnion(other.dirty)
             remote = remote || other.remote
-            notified += other.notified
+            notices += other.notices
         }
     }
 
@@ -88,9 +89,9 @@ final class SyncSignals: Sendable {
             defer {
                 state.dirty.removeAll(keepingCapacity: true)
                 state.remote = false
-                state.notified.removeAll(keepingCapacity: true)
+                state.notices.removeAll(keepingCapacity: true)
             }
-            return Taken(dirty: state.dirty, remote: state.remote, notified: state.notified)
+            return Taken(dirty: state.dirty, remote: state.remote, notices: state.notices)
         }
     }
 }

@@ -53,7 +53,14 @@ struct SyncCommand: AsyncParsableCommand {
         // What retrying cannot cure ends the command now; an unreachable server is retried.
         let failure = await DefaultsPostgresSync.probe(url)
         if let failure, failure.code != .unreachable { throw failure }
-        let client = PostgresClient(configuration: url.configuration)
+        var configuration = url.configuration
+        // A connection attempt into a partition waits for SYNs sent 1, 3 and 7 s apart: a short
+        // attempt, soon tried again, reaches a server that came back within about a second
+        // (PostgresNIO's default is 10 s). `connect_timeout=N` in the URL still decides.
+        if URLComponents(string: postgres)?.queryItems?.contains(where: { $0.name == "connect_timeout" }) != true {
+            configuration.options.connectTimeout = .seconds(2)
+        }
+        let client = PostgresClient(configuration: configuration)
         let follower = SyncFollower(path: path, client: client, table: table, logger: logger, printsReady: ready)
 
         let work = Task {

@@ -1,3 +1,4 @@
+import CoreMetrics
 import DefaultsTestSupport
 import Foundation
 import Logging
@@ -45,14 +46,15 @@ final class Machine: Sendable {
     private let task: Task<Void, any Error>
 
     init(path: String, url: String, table: String = "defaults_fleet", store: DefaultsStore? = nil,
-         timing: DefaultsPostgresSync.Timing = .test) throws {
+         timing: DefaultsPostgresSync.Timing = .test, metricsFactory: (any MetricsFactory)? = nil) throws {
         self.path = path
         let store = try store ?? DefaultsStore(path: path)
         self.store = store
         let client = PostgresClient(configuration: try PostgresURL(url).configuration)
         let lines = log
         let logger = Logger(label: "fleet-test") { _ in CollectingLogHandler(lines: lines) }
-        let sync = DefaultsPostgresSync(store: store, client: client, table: table, logger: logger, timing: timing)
+        let sync = DefaultsPostgresSync(store: store, client: client, table: table, logger: logger, timing: timing,
+                                        metricsFactory: metricsFactory)
         self.sync = sync
         let finished = finished
         task = Task {

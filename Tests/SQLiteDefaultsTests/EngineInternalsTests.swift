@@ -96,6 +96,8 @@ struct EngineInternalsTests {
         // default-less removal again announces nothing new, a new value announces once.
         try store.remove(watched)
         store[watched] = 2
+        // Observers are called on the delivery queue: wait for the three calls, then compare.
+        _ = heard.wait(count: 3)
         #expect(heard.all == [1, 0, 2])
         withExtendedLifetime(token) {}
     }

@@ -2,9 +2,14 @@ import Configuration
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
 import SQLiteDefaults
 import SQLiteDefaultsConfiguration
 import SQLiteDefaultsConsole
+import SQLiteDefaultsPostgres
 import SQLiteDefaultsServiceLifecycle
 
 /// An HTTP server whose answers depend on settings in a SQLiteDefaults file:
@@ -22,11 +27,19 @@ import SQLiteDefaultsServiceLifecycle
 /// The listening port comes from `--port`, else the `HTTP_PORT` environment variable, else the
 /// store's `http.port`, else 8080; port 0 picks a free one. The server prints
 /// `listening on http://HOST:PORT` once it accepts connections.
+///
+/// With `--postgres postgres://USER@HOST:PORT/DATABASE` the store joins a fleet
+/// (`DefaultsPostgresSync`, table `defaults_fleet`), and `GET /metrics` shows the sync's
+/// metrics (`sqlitedefaults_fleet_…`) in Prometheus's text format (swift-prometheus bootstrapped
+/// as the process's swift-metrics backend).
 @main
 struct FeatureFlags {
     static func main() async throws {
         let arguments = Arguments(CommandLine.arguments.dropFirst())
         let logger = Logger(label: "FeatureFlags")
+        // Before anything makes a metric: every metric of the process goes to this registry.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let store = try DefaultsStore(path: arguments.database)
 
         // Environment variables first (HTTP_PORT overrides http.port), then the store.
@@ -58,12 +71,25 @@ struct FeatureFlags {
             DefaultsConsole(store: store).addRoutes(to: admin)
         }
 
+        router.get("/metrics") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        }
+
+        // The fleet, when asked: a PostgreSQL client and the sync, both services of the app.
+        var fleet: [any Service] = []
+        if let postgres = arguments.postgres {
+            let url = try PostgresPassword.resolve(for: PostgresURL(postgres), warn: { logger.warning("\($0)") })
+            let client = PostgresClient(configuration: url.configuration)
+            fleet = [client, KeepRunning(DefaultsPostgresSync(store: store, client: client, logger: logger), logger: logger)]
+        }
+
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "FeatureFlags"),
             // The store service comes first in the group, so it is shut down last: the server
             // drains its requests while the store is still open, then the store closes.
-            services: [DefaultsStoreService(store: store, logger: logger)],
+            services: [DefaultsStoreService(store: store, logger: logger)] + fleet,
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 // Unbuffered, so a parent reading the pipe sees it at once.
@@ -88,11 +114,33 @@ struct Flags: ResponseEncodable {
     }
 }
 
-/// `--db PATH`, `--host HOST`, `--port N`.
+/// A service that logs its wrapped service's failure instead of ending the server: a fleet that
+/// cannot sync leaves the server answering from its local preferences.
+struct KeepRunning: Service {
+    let base: any Service
+    let logger: Logger
+
+    init(_ base: any Service, logger: Logger) {
+        self.base = base
+        self.logger = logger
+    }
+
+    func run() async throws {
+        do {
+            try await base.run()
+        } catch {
+            logger.error("the fleet sync ended: \(error); serving local preferences")
+            try? await gracefulShutdown()
+        }
+    }
+}
+
+/// `--db PATH`, `--host HOST`, `--port N`, `--postgres URL`.
 struct Arguments {
     var database = FileManager.default.temporaryDirectory.appendingPathComponent("feature-flags.sqlite").path
     var host: String?
     var port: Int?
+    var postgres: String?
 
     init(_ arguments: ArraySlice<String>) {
         var rest = arguments[...]
@@ -102,8 +150,9 @@ struct Arguments {
             case "--db": if let value { database = value }
             case "--host": host = value
             case "--port": port = value.flatMap(Int.init)
+            case "--postgres": postgres = value
             default:
-                FileHandle.standardError.write(Data("usage: FeatureFlags [--db PATH] [--host HOST] [--port N]\n".utf8))
+                FileHandle.standardError.write(Data("usage: FeatureFlags [--db PATH] [--host HOST] [--port N] [--postgres URL]\n".utf8))
                 exit(2)
             }
         }

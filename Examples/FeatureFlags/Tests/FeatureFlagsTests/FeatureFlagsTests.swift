@@ -52,6 +52,38 @@ struct FeatureFlagsTests {
         #expect(try await get(base + "/beta").status == 404)
     }
 
+    @Test("GET /metrics shows the fleet sync's metrics in Prometheus's text format")
+    func metrics() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("feature-flags-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("flags.sqlite").path
+        // Port 1 on loopback: nothing listens, so the sync keeps trying; its metrics say it is
+        // not connected.
+        let server = try Server(executable: Self.built("FeatureFlags"),
+                                arguments: ["--db", database, "--port", "0",
+                                            "--postgres", "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable"])
+        defer { server.stop() }
+        let base = try #require(await server.address(timeout: .seconds(120)), "the server did not start: \(server.errorOutput)")
+        var body = ""
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let scraped = try await get(base + "/metrics")
+            #expect(scraped.status == 200)
+            body = scraped.body
+            if body.contains("sqlitedefaults_fleet_connected") { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(body.contains("sqlitedefaults_fleet_connected{table=\"defaults_fleet\"} 0"), "\(body)")
+        #expect(body.contains("# TYPE sqlitedefaults_fleet_pushes_total counter"), "\(body)")
+        for counter in ["pushed_rows_total", "applied_rows_total", "refused_rows_total", "fetches_total", "retries_total"] {
+            #expect(body.contains("# TYPE sqlitedefaults_fleet_\(counter) counter"), "\(body)")
+        }
+        #expect(body.contains("# TYPE sqlitedefaults_fleet_apply_lag_seconds histogram"), "\(body)")
+        // Still serving its local preferences.
+        #expect(try await get(base + "/").status == 200)
+    }
+
     @Test("The SQLiteDefaults console is mounted at /admin/prefs/ behind the app's own token")
     func adminConsole() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("feature-flags-" + UUID().uuidString)

@@ -1,0 +1,89 @@
+import PostgresNIO
+import SQLiteDefaults
+
+extension DefaultsPostgresSync {
+    /// Joins the table again from all its rows (see ``LocalReplica/rejoin(_:identity:forgettingShadows:)``),
+    /// then pushes what only this file holds, numbered above `floor` (the position this file
+    /// had reached), and fetches that back. Returns the new position.
+    func rejoin(_ link: SessionLink, floor: Int64, forgettingShadows: Bool, book: inout SessionBook) async throws -> Int64 {
+        let rows = try await timed(on: link.connection) { try await link.fleet.changes(after: 0, on: link.connection) }
+        let position = try link.replica.rejoin(rows, identity: link.identity, forgettingShadows: forgettingShadows,
+                                               onRefused: logRefusal)
+        _ = try await push(among: nil, link, book: &book, floor: floor)
+        return try await fetch(after: position, link, book: &book)
+    }
+
+    /// Says once, for each row the local declarations refuse, that the local value stays.
+    func logRefusal(key: String, reason: String) {
+        logger.warning("fleet sync: a row from PostgreSQL was not applied, the local value stays: \(reason)",
+                       metadata: ["key": "\(key)"])
+    }
+
+    /// Fetches the rows after `position` and applies them; returns the new position.
+    ///
+    /// Rows that are all this session's own pushes coming back are not applied: the file
+    /// already holds them and their shadows. The position then moves in memory only, and is
+    /// written with the next real apply (after a restart those rows are fetched again and
+    /// skipped by their versions).
+    func fetch(after position: Int64, _ link: SessionLink, book: inout SessionBook, asNewMember: Bool = false,
+               within timeout: Duration? = nil) async throws -> Int64 {
+        metrics.fetched()
+        let rows = try await timed(on: link.connection, within: timeout) {
+            try await link.fleet.changes(after: position, on: link.connection)
+        }
+        guard let last = rows.last else {
+            if asNewMember { try link.replica.apply([], identity: link.identity, position: position, asNewMember: true) }
+            return position
+        }
+        if !asNewMember, rows.allSatisfy({ book.pushed.contains($0.version) }) {
+            book.pushed = book.pushed.filter { $0 > last.version }
+            return last.version
+        }
+        try link.replica.apply(rows, identity: link.identity, position: last.version, asNewMember: asNewMember,
+                               onRefused: logRefusal)
+        metrics.applied(rows.count, committedMicroseconds: nil)
+        book.pushed = book.pushed.filter { $0 > last.version }
+        return last.version
+    }
+
+    /// Pushes the keys among `keys` (all keys when nil) whose rows differ from what the
+    /// fleet's table holds, as far as this file knows. Returns whether anything was pushed.
+    func push(among keys: Set<String>?, _ link: SessionLink, book: inout SessionBook, floor: Int64 = 0,
+              within timeout: Duration? = nil) async throws -> Bool {
+        var rows = try link.replica.pending(among: keys)
+        var refused = 0
+        rows.removeAll { row in
+            // PostgreSQL's TEXT cannot hold NUL; such a key stays on this machine.
+            guard row.key.utf8.contains(0) else { return false }
+            if book.skipped.insert(row.key).inserted {
+                refused += 1
+                logger.warning("fleet sync: a key containing NUL cannot be stored in PostgreSQL; it stays on this machine",
+                               metadata: ["key": "\(row.key.debugDescription)"])
+            }
+            return true
+        }
+        metrics.refused(refused)
+        guard !rows.isEmpty else { return false }
+        let toPush = rows
+        // A push too large for the short time-out gets the long one.
+        let deadline = rows.count <= FleetTable.rowsPerStatement ? timeout : nil
+        let version = try await timed(on: link.connection, within: deadline) { [origin] in
+            if link.pushesInOneRoundTrip {
+                try await link.fleet.pushInOneRoundTrip(toPush, origin: origin, floor: floor, on: link.connection)
+            } else {
+                try await link.fleet.pushInTransaction(toPush, origin: origin, floor: floor, on: link.connection)
+            }
+        }
+        try link.replica.recordPushed(rows, version: version)
+        book.pushed.insert(version)
+        metrics.pushed(rows.count)
+        return true
+    }
+
+    /// Runs `body` on `connection`, failing with `.unreachable` (and closing the connection)
+    /// when it takes longer than `timeout` (the operation time-out when nil).
+    func timed<Result: Sendable>(on connection: PostgresConnection, within timeout: Duration? = nil,
+                                 _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        try await Deadline.run(within: timeout ?? timing.operationTimeout, closing: connection, body)
+    }
+}
