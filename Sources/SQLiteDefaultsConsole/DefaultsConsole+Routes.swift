@@ -25,6 +25,23 @@ extension DefaultsConsole {
         }
     }
 
+    /// `GET api/history?key=K&limit=N`: the key's newest changes (every key's when `key` is
+    /// absent; `key` may repeat), newest first, as `prefs history --json` prints them; an
+    /// unknown key has none (`[]`). 400 `{"error"}` for an empty key or a bad limit.
+    func history(_ request: Request) -> Response {
+        do {
+            let parameters = request.uri.queryParameters
+            let query = try HistoryQuery(keys: parameters[values: "key"], limits: parameters[values: "limit"])
+            return ConsoleResponses.json(ConsoleJSON.history(try catalog.history(keys: query.keys, limit: query.limit)))
+        } catch let refusal as RequestValue.Refusal {
+            return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
+        } catch let error as DefaultsError where Self.isRefusal(error) {
+            return ConsoleResponses.json(ConsoleJSON.error(error.description), status: .badRequest)
+        } catch {
+            return Self.storeFailure(error)
+        }
+    }
+
     /// `PUT api/keys/{key}` with `{"value": …}`: 200 and the entry, or 400 `{"error"}`.
     func putKey(_ request: Request, context: some RequestContext) async throws -> Response {
         let key: String

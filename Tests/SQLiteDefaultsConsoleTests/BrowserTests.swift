@@ -14,7 +14,7 @@ struct BrowserTests {
         "[data-key=\"" + key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"]"
     }
 
-    @Test("Loads the page, edits a value into the file, sees a prefs write live, shows a refusal, renders a hostile key as text")
+    @Test("Loads the page, edits a value into the file, opens its history, sees a prefs write live, shows a refusal, renders a hostile key as text")
     func consoleInBrowser() async throws {
         let directory = try TemporaryDirectory()
         let database = directory.path + "/defaults.sqlite"
@@ -66,6 +66,22 @@ struct BrowserTests {
         try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=save]")))
         #expect(await waitUntil(timeout: .seconds(10)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("count"))) == .integer(41) })
         _ = count
+
+        // The last change is read from the history: its time and writer (this library, in `prefs serve`).
+        let changed = try #require(try browser.find(Self.row("count") + " [data-role=changed]"))
+        #expect(await waitUntil(timeout: .seconds(10)) { (try? browser.text(changed))?.contains("library prefs") == true },
+                "last change: \((try? browser.text(changed)) ?? "")")
+
+        // The key's history is one click away: its entries, newest first, and a chart of its values.
+        try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=history]")))
+        _ = try await browser.waitFor("[data-role=history-entry]")
+        let historyEntries = try #require(try browser.script(
+            "return Array.from(document.querySelectorAll('[data-role=history-entry]')).map((e) => e.textContent)") as? [String])
+        #expect(historyEntries.count == 2, "\(historyEntries)")
+        #expect(historyEntries.first?.hasPrefix("41") == true && historyEntries.last?.hasPrefix("5") == true, "\(historyEntries)")
+        #expect(historyEntries.first?.contains("library prefs") == true, "\(historyEntries)")
+        #expect(try browser.find("svg[data-role=history-chart] polyline") != nil, "a numeric key's history has a chart")
+        try browser.click(try #require(try browser.find("[data-role=history-close]")))
 
         // A change by another process shows within a second, without a reload.
         let write = try runProcess(ServeProcess.executable, ["--db", database, "write", "name", "Grace"])

@@ -29,7 +29,7 @@ struct ConsoleAPITests {
                 #expect(keys[2]["text"] as? String == "2.0" && keys[2]["type"] as? String == "double")
                 #expect((keys[3]["value"] as? [String: String])?["$data"] == "3q0=" && keys[3]["text"] as? String == "3q0=")
                 #expect(keys[3]["type"] as? String == "data")
-                #expect(json["history"] as? Bool == false)
+                #expect(json["history"] as? Bool == true)
             }
         }
     }
@@ -174,7 +174,6 @@ struct ConsoleAPITests {
                 #expect(script.contains("data-role") && !script.contains("innerHTML"))
             }
             try await client.execute(uri: "/console.css", method: .get) { #expect($0.status == .ok) }
-            try await client.execute(uri: "/api/history?key=k", method: .get) { #expect($0.status == .notFound) }
         }
     }
 

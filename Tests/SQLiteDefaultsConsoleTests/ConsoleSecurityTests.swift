@@ -27,7 +27,7 @@ struct ConsoleSecurityTests {
     func wrongHost(host: String) async throws {
         let fixture = try Self.secured()
         try await fixture.app.test(.router) { client in
-            for uri in ["/", "/api/keys", "/api/events", "/console.js"] {
+            for uri in ["/", "/api/keys", "/api/history?key=k", "/api/events", "/console.js"] {
                 try await client.execute(uri: uri, method: .get, headers: Self.headers(host: host)) { #expect($0.status == .forbidden, "\(uri)") }
             }
             try await client.execute(uri: "/api/keys", method: .get, headers: Self.headers(host: "LOCALHOST:1")) { #expect($0.status == .ok) }
@@ -38,7 +38,7 @@ struct ConsoleSecurityTests {
     func tokenRequired() async throws {
         let fixture = try Self.secured()
         try await fixture.app.test(.router) { client in
-            for uri in ["/", "/api/keys", "/api/events", "/console.js", "/console.css"] {
+            for uri in ["/", "/api/keys", "/api/history?key=k", "/api/events", "/console.js", "/console.css"] {
                 try await client.execute(uri: uri, method: .get, headers: Self.headers(bearer: nil)) { #expect($0.status == .unauthorized, "\(uri)") }
             }
             try await client.execute(uri: "/api/keys", method: .get, headers: Self.headers(bearer: "wrong")) { #expect($0.status == .unauthorized) }

@@ -43,6 +43,9 @@ struct EventStreamTests {
             #expect(parsed[0]["value"] as? Int == 45 && parsed[1]["value"] as? String == "<b>x</b>")
             #expect(parsed[2]["value"] is NSNull)
             #expect(parsed[0]["origin"] as? String == "external")
+            // The writer, as `prefs history --json` names it (the other store is this process).
+            #expect(parsed.allSatisfy { ($0["writer"] as? [String: Any])?["kind"] as? String == "library" })
+            #expect((parsed[0]["writer"] as? [String: Any])?["pid"] as? Int == Int(getpid()))
             let sequences = parsed.compactMap { $0["seq"] as? Int }
             #expect(sequences.count == 3 && sequences == sequences.sorted() && Set(sequences).count == 3)
         }

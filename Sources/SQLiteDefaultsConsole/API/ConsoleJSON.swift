@@ -5,12 +5,14 @@ import SQLiteDefaults
 /// keep their storage class exactly (`2` is INTEGER, `2.0` REAL, BLOBs tagged `{"$data": …}`),
 /// as `prefs export` writes them.
 enum ConsoleJSON {
-    /// One key: `{"key", "value", "text", "type", "storage", "declared", "default", "summary", "allowed"}`.
+    /// One key: `{"key", "value", "text", "type", "storage", "declared", "default", "summary",
+    /// "allowed", "changed"}`.
     ///
     /// `value` is the export format's JSON (null when unset), `text` the value as `prefs read`
     /// prints it (null when unset), `type` the CLI type word the page edits it by, `storage`
     /// the storage class held now (null when unset), `default` and `summary` null when none,
-    /// `allowed` an array of raw values or null.
+    /// `allowed` an array of raw values or null, `changed` the key's last change as one object
+    /// of `prefs history --json` (null when the history keeps none).
     static func entry(_ entry: ConsoleEntry) -> String {
         let declaration = entry.declaration
         var members: [String] = [
@@ -25,7 +27,14 @@ enum ConsoleJSON {
         members.append(#""defaultText":"# + (declaration?.defaultValue.map { ExportFormat.quote(ValueFormatting.readRepresentation($0)) } ?? "null"))
         members.append(#""summary":"# + (declaration?.summary.map(ExportFormat.quote) ?? "null"))
         members.append(#""allowed":"# + (declaration?.allowedValues.map { "[" + $0.map(ExportFormat.quote).joined(separator: ",") + "]" } ?? "null"))
+        members.append(#""changed":"# + (entry.lastChange.map(HistoryFormat.json) ?? "null"))
         return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// `GET api/history`: an array of the objects of `prefs history --json`, newest first,
+    /// written by the same encoder.
+    static func history(_ entries: [DefaultsHistoryEntry<SQLiteValue>]) -> String {
+        HistoryFormat.jsonArray(entries)
     }
 
     /// `{"keys": [entry, …], "history": Bool}`: `history` says whether `api/history` is served.
@@ -38,8 +47,9 @@ enum ConsoleJSON {
         #"{"error":"# + ExportFormat.quote(message) + "}"
     }
 
-    /// One event of the stream: `{"seq", "key", "value", "text", "storage", "origin", "time"}`
-    /// (`value`, `text`, `storage` null when the key was removed).
+    /// One event of the stream: `{"seq", "key", "value", "text", "storage", "origin", "time",
+    /// "writer"}` (`value`, `text`, `storage` null when the key was removed; `writer` as in
+    /// `prefs history --json`, null when the change does not say who wrote it).
     static func event(seq: Int, change: DefaultsKeyChange, time: Double) -> String {
         let value = change.newValue.flatMap { $0 == .null ? nil : $0 }
         let members: [String] = [
@@ -50,6 +60,7 @@ enum ConsoleJSON {
             #""storage":"# + (value.map { ExportFormat.quote($0.storageClass) } ?? "null"),
             #""origin":"# + ExportFormat.quote(change.origin.rawValue),
             #""time":"# + ExportFormat.quote(ISO8601.format(secondsSince1970: time)),
+            #""writer":"# + (change.writer.map(HistoryFormat.json) ?? "null"),
         ]
         return "{" + members.joined(separator: ",") + "}"
     }

@@ -8,6 +8,7 @@ extension ConsoleAssets {
       const status = document.getElementById("status");
       const filter = document.getElementById("filter");
       let historyAvailable = false;
+      let historyKey = null;
       let source = null;
       const entries = new Map();
 
@@ -113,11 +114,24 @@ extension ConsoleAssets {
         });
       }
 
+      // A writer of `prefs history --json` in words: "library prefs pid 12 ada@host", "sql", "fleet from host".
+      function writerText(writer) {
+        if (!writer) return "";
+        if (writer.kind === "sql") return "sql";
+        if (writer.kind === "fleet") return writer.host ? "fleet from " + writer.host : "fleet";
+        const parts = [writer.kind];
+        if (writer.program) parts.push(writer.program);
+        if (writer.pid !== undefined) parts.push("pid " + writer.pid);
+        if (writer.user || writer.host) parts.push((writer.user || "") + (writer.host ? "@" + writer.host : ""));
+        return parts.join(" ");
+      }
+
+      // The last change: a history entry (from api/keys) or an event seen since the page loaded.
       function changedText(entry) {
         if (!entry.changed) return "";
         const when = new Date(entry.changed.time);
-        const writer = entry.changed.writer ? " · " + entry.changed.writer : "";
-        return when.toLocaleString() + writer;
+        const who = writerText(entry.changed.writer) || entry.changed.origin || "";
+        return when.toLocaleString() + (who ? " · " + who : "");
       }
 
       function fill(row, entry) {
@@ -210,7 +224,8 @@ extension ConsoleAssets {
       function onEvent(event) {
         const change = JSON.parse(event.data);
         const old = entries.get(change.key);
-        const changed = { time: change.time, writer: change.writer || change.origin };
+        const changed = { time: change.time, writer: change.writer, origin: change.origin };
+        if (historyKey === change.key) openHistory(change.key);
         if (change.value === null && !(old && old.declared)) {
           entries.delete(change.key);
           const row = rowOf(change.key);
@@ -237,6 +252,7 @@ extension ConsoleAssets {
       }
 
       async function openHistory(key) {
+        historyKey = key;
         const panel = document.getElementById("history-panel");
         document.getElementById("history-title").textContent = key;
         const list = document.getElementById("history-entries");
@@ -246,11 +262,16 @@ extension ConsoleAssets {
         let history;
         try { history = await request("GET", "api/history?key=" + encodeURIComponent(key) + "&limit=200"); }
         catch (error) { list.append(el("li", { class: "error" }, error.message)); return; }
+        if (historyKey !== key) return;
+        list.replaceChildren(); chart.replaceChildren();
+        if (history.length === 0) list.append(el("li", { class: "empty" }, "No change kept."));
         for (const item of history) {
-          const writer = item.writer ? [item.writer.kind, item.writer.program, item.writer.user, item.writer.host].filter(Boolean).join(" · ") : "";
-          const value = item.value === null ? "removed" : (typeof item.value === "string" ? item.value : JSON.stringify(item.value));
-          const li = el("li", { "data-role": "history-entry" });
-          li.append(el("strong", {}, value), el("div", { class: "changed" }, new Date(item.time).toLocaleString() + (writer ? " · " + writer : "")));
+          const writer = writerText(item.writer);
+          const value = item.omitted !== undefined ? "(" + item.omitted + " bytes, not kept)"
+            : item.value === null ? "removed" : (typeof item.value === "string" ? item.value : JSON.stringify(item.value));
+          const li = el("li", { "data-role": "history-entry", "data-seq": String(item.seq) });
+          li.append(el("strong", { "data-role": "history-value" }, value),
+                    el("div", { class: "changed" }, "#" + item.seq + " · " + new Date(item.time).toLocaleString() + (writer ? " · " + writer : "")));
           list.append(li);
         }
         drawChart(chart, history.filter((item) => typeof item.value === "number").reverse());
@@ -275,7 +296,7 @@ extension ConsoleAssets {
         chart.append(svg);
       }
 
-      document.getElementById("history-close").addEventListener("click", () => { document.getElementById("history-panel").hidden = true; });
+      document.getElementById("history-close").addEventListener("click", () => { historyKey = null; document.getElementById("history-panel").hidden = true; });
       filter.addEventListener("input", () => { for (const row of rows.children) applyFilter(row); });
       document.getElementById("add").addEventListener("submit", async (event) => {
         event.preventDefault();

@@ -21,15 +21,14 @@ struct ConsoleEntry: Sendable {
     let key: String
     let value: SQLiteValue?
     let declaration: ConsoleDeclaration?
+    /// The key's newest change the history keeps (time and writer); nil when none is kept.
+    var lastChange: DefaultsHistoryEntry<SQLiteValue>? = nil
 }
 
-/// The one seam between the console and the parts of the store that are still being built
-/// (declared keys, history): everything else in the console reads through here, so wiring
-/// them in changes this file only.
+/// The one seam between the console and the store's declarations and history: everything
+/// else in the console reads them through here.
 ///
-/// An undeclared key's type is the CLI word for the storage class it holds now; until the
-/// library keeps a history, ``hasHistory`` is false and the history endpoint and view are not
-/// exposed.
+/// An undeclared key's type is the CLI word for the storage class it holds now.
 struct ConsoleCatalog: Sendable {
     let store: DefaultsStore
 
@@ -52,8 +51,33 @@ struct ConsoleCatalog: Sendable {
                                   summary: declaration.summary, allowedValues: declaration.allowedValues)
     }
 
-    /// Whether the store keeps a history the console can show.
-    var hasHistory: Bool { false }
+    /// Whether the store keeps a history the console can show (every store since the third
+    /// edition does; the page hides its history buttons when this is false).
+    var hasHistory: Bool { true }
+
+    /// How many of the newest changes the key list reads to find each key's last change: the
+    /// file's kept length, bounded so that a file told to keep millions of changes does not
+    /// make every page load read them all. A key whose newest change is older shows none.
+    static let lastChangeWindow = 20_000
+
+    /// The newest changes of `keys` (every key when nil), newest first, as `prefs history`
+    /// lists them.
+    /// - Throws: `DefaultsError` when the history cannot be read.
+    func history(keys: [String]?, limit: Int) throws -> [DefaultsHistoryEntry<SQLiteValue>] {
+        try store.history(keys: keys, limit: limit)
+    }
+
+    /// Each key's newest change among the newest ``lastChangeWindow`` (or the kept length, if
+    /// smaller), from one backwards read of the history.
+    /// - Throws: `DefaultsError` when the history cannot be read.
+    func lastChanges() throws -> [String: DefaultsHistoryEntry<SQLiteValue>] {
+        let window = min(try store.historyLength(), Self.lastChangeWindow)
+        var newest: [String: DefaultsHistoryEntry<SQLiteValue>] = [:]
+        for change in try store.history(keys: nil, limit: window) where newest[change.key] == nil {
+            newest[change.key] = change
+        }
+        return newest
+    }
 
     /// Every key, stored or declared, in key order, from one read of each.
     /// - Throws: `DefaultsError` when the table cannot be read.
@@ -63,6 +87,8 @@ struct ConsoleCatalog: Sendable {
         for declaration in try declarations() { declared[declaration.key] = declaration }
         var result: [ConsoleEntry] = stored.map { ConsoleEntry(key: $0.key, value: $0.value, declaration: declared.removeValue(forKey: $0.key)) }
         result += declared.values.map { ConsoleEntry(key: $0.key, value: nil, declaration: $0) }
+        let changes = try lastChanges()
+        for index in result.indices { result[index].lastChange = changes[result[index].key] }
         return result.sorted { $0.key < $1.key }
     }
 
@@ -72,7 +98,8 @@ struct ConsoleCatalog: Sendable {
         let value = try store.value(for: DefaultsKey<SQLiteValue?>(key)).flatMap { $0 == .null ? nil : $0 }
         let declaration = try declaration(for: key)
         if value == nil && declaration == nil { return nil }
-        return ConsoleEntry(key: key, value: value, declaration: declaration)
+        return ConsoleEntry(key: key, value: value, declaration: declaration,
+                            lastChange: try history(keys: [key], limit: 1).first)
     }
 
     /// The CLI type word the page edits a value by: the declared type, or for an undeclared
