@@ -60,6 +60,8 @@ let package = Package(
                 "CSQLiteDefaults",
                 "SanitizerMutex",
                 .product(name: "Logging", package: "swift-log"),
+                // The API package only (no backend): commits, external changes, monitor looks.
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             plugins: ["EmbedMigrations"]
         ),
@@ -80,7 +82,8 @@ let package = Package(
         ),
         // Child processes with their output read line by line: for `prefs demo` and the tests.
         .target(name: "ChildProcesses", dependencies: ["SanitizerMutex"]),
-        // Empty except under Scripts/sanitize.sh: a pthread lock ThreadSanitizer can follow.
+        // A pthread lock ThreadSanitizer can follow: the library's Mutex under Scripts/sanitize.sh,
+        // and always the lock of ChildProcesses and the test helper.
         .target(name: "SanitizerMutex"),
         // The CLI's own text formats (JSON reader, export format, ISO 8601, value text), pure
         // and unit-tested; not a product.
@@ -118,6 +121,7 @@ let package = Package(
             dependencies: [
                 "SQLiteDefaults", "CSQLiteDefaults", "ChildProcesses", "DefaultsTestSupport", "DefaultsTestHelper",
                 "SanitizerMutex",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .executableTarget(
@@ -288,7 +292,7 @@ if ProcessInfo.processInfo.environment["SQLITEDEFAULTS_WITHOUT_FLEET"] != nil {
     }
     package.dependencies.removeAll { dependency in
         guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
-        return location.hasSuffix("/postgres-nio") || location.hasSuffix("/swift-nio-ssl") || location.hasSuffix("/swift-metrics")
+        return location.hasSuffix("/postgres-nio") || location.hasSuffix("/swift-nio-ssl")
     }
 }
 
@@ -304,7 +308,7 @@ if ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ENGINE_ONLY"] != nil {
     package.products.removeAll { $0.name != "SQLiteDefaults" }
     package.dependencies.removeAll { dependency in
         guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
-        return !(location.hasSuffix("/swift-log") || location.hasSuffix("/swift-property-based"))
+        return !(location.hasSuffix("/swift-log") || location.hasSuffix("/swift-metrics") || location.hasSuffix("/swift-property-based"))
     }
 }
 

@@ -8,7 +8,7 @@
 #   Scripts/sanitize.sh address    AddressSanitizer only
 #
 # Environment: SANITIZE_FILTER (default: the two core test targets), SOAK_SECONDS (default
-# 15 here: the soak's six processes run 5-15x slower under a sanitizer), CRASH_ROUNDS,
+# 10 here: the soak's six processes run 5-15x slower under a sanitizer), CRASH_ROUNDS,
 # FUZZ_SQL_CASES, FUZZ_CACHE_CASES (see the README's reliability table).
 # Exit status: non-zero if any test failed or a sanitizer reported a problem (a sanitizer
 # report in a helper process makes that process exit non-zero, which fails its test).
@@ -17,7 +17,11 @@ cd "$(dirname "$0")/.."
 
 which="${1:-all}"
 filter="${SANITIZE_FILTER:-SQLiteDefaultsTests|SQLiteDefaultsReliabilityTests}"
-export SOAK_SECONDS="${SOAK_SECONDS:-15}"
+export SOAK_SECONDS="${SOAK_SECONDS:-10}"
+# The fuzzers' point under a sanitizer is memory and thread safety of the decoding paths, not
+# coverage of inputs (the normal run has the full counts): a quarter of the cases here.
+export FUZZ_SQL_CASES="${FUZZ_SQL_CASES:-30}"
+export FUZZ_CACHE_CASES="${FUZZ_CACHE_CASES:-100}"
 # The soak and the crash loop are in the slow tier; under the sanitizers they are the point.
 export SQLITEDEFAULTS_SLOW_TESTS="${SQLITEDEFAULTS_SLOW_TESTS:-1}"
 # The manifest leaves the fleet (postgres-nio, BoringSSL) out of these builds: see Package.swift.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SanitizerMutex
 
 /// A child process whose standard output and error are collected, line by line, as they
 /// arrive: the one way `prefs demo` and the test suites start programs (`prefs`, the `sqlite3`
@@ -31,7 +31,8 @@ public final class ChildProcess: Sendable {
 
     /// The child's state, shared with the reader threads and the termination handler.
     private final class Shared: Sendable {
-        let state = Mutex(State())
+        // A pthread lock (ThreadSanitizer follows it): child processes are never a hot path.
+        let state = PthreadMutex(State())
     }
 
     /// The executable's name and the arguments, for messages.

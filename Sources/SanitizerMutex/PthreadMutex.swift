@@ -1,10 +1,12 @@
-#if SQLITEDEFAULTS_PTHREAD_MUTEX
 import Foundation
 
-/// A pthread-based stand-in for `Synchronization.Mutex`, compiled only when
-/// `Scripts/sanitize.sh` builds with `-DSQLITEDEFAULTS_PTHREAD_MUTEX`. Each module that locks
-/// (the library, `ChildProcesses`, the test helpers) then declares
-/// `typealias Mutex = PthreadMutex`, which shadows the standard `Mutex` inside that module.
+/// A pthread-based lock with `Synchronization.Mutex`'s shape. The library's locks become this
+/// type when `Scripts/sanitize.sh` builds with `-DSQLITEDEFAULTS_PTHREAD_MUTEX` (the one
+/// `typealias Mutex = PthreadMutex`, in `Sources/SQLiteDefaults/Support/SanitizerMutex.swift`,
+/// shadows the standard `Mutex` inside the library); the plumbing around it (`ChildProcesses`,
+/// the test helper) always uses it, being off every hot path, and the test suites use
+/// `Locked`. So the alias lives in one place: a typealias is visible in its own module only, and
+/// an imported one would need an import in every file that locks.
 ///
 /// Why: on Linux (Swift 6.3) ThreadSanitizer does not see the ordering `Synchronization.Mutex`
 /// provides when it is contended (the slow path is a priority-inheritance futex: the kernel hands
@@ -48,4 +50,3 @@ public final class PthreadMutex<Value>: @unchecked Sendable {
         return try body(&value.pointee)
     }
 }
-#endif

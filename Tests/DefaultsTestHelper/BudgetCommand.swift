@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteDefaults
+import SanitizerMutex
 
 /// `DefaultsTestHelper budget DIR N`: under a soft descriptor limit of 256 (room for about 85
 /// open stores), opens N stores on distinct files in DIR, each with an observer, and keeps them
@@ -16,7 +17,7 @@ enum BudgetCommand {
         }
         let key = DefaultsKey<String>("k", default: "")
         let heard = DispatchSemaphore(value: 0)
-        let value = Mutex<String?>(nil)
+        let value = PthreadMutex<String?>(nil)
         var stores: [DefaultsStore] = []
         var tokens: [DefaultsObservation] = []
         for index in 0..<count {

@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteDefaults
+import SanitizerMutex
 
 /// A separate process for cross-process tests: it opens a store on a file and does one job.
 ///
@@ -139,7 +140,7 @@ struct DefaultsTestHelper {
 import Synchronization
 
 final class LockedCounter: Sendable {
-    private let value = Mutex(0)
+    private let value = PthreadMutex(0)
     func increment() -> Int { value.withLock { $0 += 1; return $0 } }
 }
 

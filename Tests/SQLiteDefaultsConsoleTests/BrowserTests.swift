@@ -117,6 +117,23 @@ struct BrowserTests {
         if let shot = ProcessInfo.processInfo.environment["SQLITEDEFAULTS_CONSOLE_SCREENSHOT"] {
             try browser.screenshot().write(to: URL(fileURLWithPath: shot))
         }
+
+        // Usable on a phone: at 390 px wide nothing overflows sideways, and a row can still be
+        // edited and saved.
+        try browser.setWindowSize(width: 390, height: 844)
+        #expect(await waitUntil(timeout: .seconds(10)) {
+            (try? browser.script("return document.documentElement.scrollWidth <= window.innerWidth + 1") as? Bool) == true
+        }, "the page scrolls sideways at phone width")
+        try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=edit]")))
+        let phoneEditor = try await browser.waitFor(Self.row("count") + " [data-role=editor]")
+        #expect(try browser.isDisplayed(phoneEditor))
+        try browser.clear(phoneEditor)
+        try browser.type(phoneEditor, "43")
+        try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=save]")))
+        #expect(await waitUntil(timeout: .seconds(10)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("count"))) == .integer(43) })
+        if let shot = ProcessInfo.processInfo.environment["SQLITEDEFAULTS_CONSOLE_PHONE_SCREENSHOT"] {
+            try browser.screenshot().write(to: URL(fileURLWithPath: shot))
+        }
         serve.send(SIGTERM)
         #expect(await serve.exitStatus() == 0)
     }

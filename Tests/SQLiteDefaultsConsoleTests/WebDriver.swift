@@ -105,6 +105,11 @@ final class WebDriver {
         (try? command("GET", "/session/\(session)/alert/text")) as? String
     }
 
+    /// Resizes the browser's window (CSS pixels), as a phone's screen would be.
+    func setWindowSize(width: Int, height: Int) throws {
+        try command("POST", "/session/\(session)/window/rect", ["width": width, "height": height])
+    }
+
     /// A PNG of the page.
     func screenshot() throws -> Data {
         let base64 = try Self.require(try command("GET", "/session/\(session)/screenshot") as? String, "no screenshot")

@@ -12,7 +12,7 @@ struct EngineInternalsTests {
     func unrelatedEventsDoNotPostponeTheSafetyPoll() async throws {
         let directory = try TemporaryDirectory()
         _ = FileManager.default.createFile(atPath: directory.database, contents: nil)
-        let polls = Mutex(0)
+        let polls = Locked(0)
         let registration = FileMonitor.shared.register(
             realPath: directory.database, mode: .fileEvents, safetyPoll: .milliseconds(100), logger: .init(label: "test")
         ) { event in
@@ -41,7 +41,7 @@ struct EngineInternalsTests {
         let directory = try TemporaryDirectory()
         // An interval no other test uses, so only these files share its timeline.
         let interval = Duration.milliseconds(97)
-        let polls = Mutex<[Int: Int]>([:])
+        let polls = Locked<[Int: Int]>([:])
         func register(_ index: Int) -> MonitorRegistration {
             let path = directory.path + "/f\(index).sqlite"
             _ = FileManager.default.createFile(atPath: path, contents: nil)

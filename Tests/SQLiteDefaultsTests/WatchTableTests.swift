@@ -1,3 +1,4 @@
+import DefaultsTestSupport
 @testable import SQLiteDefaults
 import Synchronization
 import Testing
@@ -14,7 +15,7 @@ struct WatchTableTests {
             var missing: Set<String> = []
             var refused: Set<String> = []
         }
-        let state = Mutex(State())
+        let state = Locked(State())
         var unavailableReason: String? { nil }
 
         func addWatch(_ path: String, for kind: WatchKind) -> Result<Int32, WatchRefusal> {

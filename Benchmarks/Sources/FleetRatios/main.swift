@@ -7,7 +7,7 @@ import SQLiteDefaultsPostgres
 // The fleet benchmarks: stores on separate files in one process, each with its own
 // PostgresClient and DefaultsPostgresSync, kept in step through one PostgreSQL server.
 //
-//     FLEET_POSTGRES_URL=postgres://postgres@127.0.0.1:PORT/postgres FleetRatios [--smoke] [--only latency,burst,cost]
+//     FLEET_POSTGRES_URL=postgres://postgres@127.0.0.1:PORT/postgres FleetRatios [--smoke] [--only latency,burst,cost,offline]
 //
 // Run it through fleet.sh, which starts a throwaway server. Every run uses fresh tables
 // (bench_<random>…), dropped at the end. --smoke: tiny counts; never fails on timing (it
@@ -22,6 +22,8 @@ import SQLiteDefaultsPostgres
 //     machines hold all of them (an observer of every key counts them on each).
 //   - cost: `set` of an Int on a store whose sync runs / on a store without one, interleaved
 //     rounds, ratio of the medians; diagnosis rows say where a difference comes from.
+//   - offline: the same `set`, the sync running but PostgreSQL unreachable / no sync
+//     (OfflineCost.swift).
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 let smoke = options.smoke
@@ -359,6 +361,10 @@ do {
         mimicObservation.cancel()
         try mimicked.close()
         try plain.close()
+    }
+    if options.wants("offline") {
+        progress("· set cost while PostgreSQL is unreachable: \(costRounds) rounds × \(costSets) sets")
+        rows += try await offlineCost(directory: directory, rounds: costRounds, sets: costSets, keys: costKeys, logger: syncLogger)
     }
 } catch {
     progress("FleetRatios: \(error)")

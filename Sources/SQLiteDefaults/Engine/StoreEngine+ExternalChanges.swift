@@ -19,6 +19,7 @@ extension StoreEngine {
     @discardableResult
     func checkExternalChanges() -> MonitorOutcome {
         var outcome = MonitorOutcome.nothingNew
+        let started = ContinuousClock.now
         do {
             // The store is busy (usually writing, which itself wakes the monitor): look again in
             // a moment instead of making the writer wait for the monitor.
@@ -59,6 +60,8 @@ extension StoreEngine {
                 delivery.deliver()
                 return .busy
             }
+            let took = (ContinuousClock.now - started).components
+            metrics.look.recordNanoseconds(took.seconds * 1_000_000_000 + took.attoseconds / 1_000_000_000)
             lastCheckFailure.withLock { $0 = nil }
         } catch {
             // What was applied before the failure is delivered below and recorded in the log's
@@ -123,6 +126,7 @@ extension StoreEngine {
         }
         let previous = cache.update(HashedKey(key), stored: value)
         if case .some(let old) = previous, SQLiteValue.isSameRow(old, value) { return }
+        metrics.externalChanges.increment()
         if registry.isObserved(key) {
             delivery.enqueue(.init(key: key, value: value, origin: .external, writer: writer))
         }

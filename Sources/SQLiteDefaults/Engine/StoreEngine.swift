@@ -35,6 +35,8 @@ final class StoreEngine: Sendable {
     private let lastUseTick = Atomic<UInt64>(0)
     /// The last failure of a background check that was logged, so a repeating one is logged once.
     let lastCheckFailure = Mutex<String?>(nil)
+    /// Commits, external changes and the monitor's looks, for swift-metrics.
+    let metrics: EngineMetrics
 
     init(path: String?, configuration: DefaultsStore.Configuration) throws {
         try configuration.validate()
@@ -43,6 +45,7 @@ final class StoreEngine: Sendable {
         if configuration.isReadOnly { configuration.externalChangeDetection = .off }
         self.configuration = configuration
         self.delivery = DeliveryQueue(registry: registry)
+        metrics = EngineMetrics(factory: configuration.metricsFactory)
         let failures = WriteFailureReporter(logger: configuration.logger)
         self.failures = failures
         let report = { (notice: DefaultsError) in failures.report(notice, operation: "opening the database", warns: true) }
@@ -273,6 +276,7 @@ final class StoreEngine: Sendable {
     /// is announced once, with its final value; a key left as it was, not at all.
     private func publishCommitted(_ connection: StoreConnection, origin: DefaultsChangeOrigin = .local) {
         connection.recorder.consumeCommitted { changes in
+            if !changes.writes.isEmpty { metrics.commits.increment() }
             if let sequences = changes.logSequences {
                 connection.changeLog?.noteOwnCommit(sequences, lastKey: changes.lastLoggedKey)
                 connection.notePrunableCommit(sequences)

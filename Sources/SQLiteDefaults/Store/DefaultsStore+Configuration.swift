@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 
 extension DefaultsStore {
@@ -37,6 +38,15 @@ extension DefaultsStore {
         /// configuration.externalChangeDetection = .polling(interval: .milliseconds(250))
         /// ```
         public var externalChangeDetection: ExternalChangeDetection = .automatic
+        /// Where the store reports its swift-metrics — commits, changes made by other
+        /// connections, and how long the monitor's looks take (names in the "Serving" article):
+        /// nil, the default, uses `MetricsSystem.factory` as it is when the store opens (which
+        /// records nothing until the application bootstraps a backend).
+        ///
+        /// ```swift
+        /// configuration.metricsFactory = prometheusFactory   // or leave nil and bootstrap MetricsSystem
+        /// ```
+        public var metricsFactory: (any MetricsFactory)?
 
         /// Whether to watch for changes made by other connections.
         @available(*, deprecated, message: "use externalChangeDetection: .off for false, .automatic for true")

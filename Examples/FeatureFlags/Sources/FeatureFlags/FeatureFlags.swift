@@ -29,8 +29,8 @@ import SQLiteDefaultsServiceLifecycle
 /// `listening on http://HOST:PORT` once it accepts connections.
 ///
 /// With `--postgres postgres://USER@HOST:PORT/DATABASE` the store joins a fleet
-/// (`DefaultsPostgresSync`, table `defaults_fleet`), and `GET /metrics` shows the sync's
-/// metrics (`sqlitedefaults_fleet_…`) in Prometheus's text format (swift-prometheus bootstrapped
+/// (`DefaultsPostgresSync`, table `defaults_fleet`). `GET /metrics` shows the store's metrics
+/// (`sqlitedefaults_commits_total`, …) and the sync's (`sqlitedefaults_fleet_…`) in Prometheus's text format (swift-prometheus bootstrapped
 /// as the process's swift-metrics backend).
 @main
 struct FeatureFlags {

@@ -52,7 +52,7 @@ struct FeatureFlagsTests {
         #expect(try await get(base + "/beta").status == 404)
     }
 
-    @Test("GET /metrics shows the fleet sync's metrics in Prometheus's text format")
+    @Test("GET /metrics shows the engine's and the fleet sync's metrics in Prometheus's text format")
     func metrics() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("feature-flags-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -80,6 +80,10 @@ struct FeatureFlagsTests {
             #expect(body.contains("# TYPE sqlitedefaults_fleet_\(counter) counter"), "\(body)")
         }
         #expect(body.contains("# TYPE sqlitedefaults_fleet_apply_lag_seconds histogram"), "\(body)")
+        // The engine's own metrics, from the store the server opened.
+        #expect(body.contains("# TYPE sqlitedefaults_commits_total counter"), "\(body)")
+        #expect(body.contains("# TYPE sqlitedefaults_external_changes_total counter"), "\(body)")
+        #expect(body.contains("# TYPE sqlitedefaults_monitor_look_seconds histogram"), "\(body)")
         // Still serving its local preferences.
         #expect(try await get(base + "/").status == 200)
     }
