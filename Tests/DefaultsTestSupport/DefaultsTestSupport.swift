@@ -66,7 +66,7 @@ public final class Collected<Element: Sendable>: Sendable {
 
     /// Like `wait`, but sleeps without holding a thread of the cooperative pool, so tasks
     /// that feed the collection (an `AsyncSequence` consumer) can run meanwhile.
-    public func waitAsync(timeout: Duration = .seconds(30), until condition: ([Element]) -> Bool) async -> Bool {
+    public func waitAsync(timeout: Duration = .seconds(60), until condition: ([Element]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(all) { return true }

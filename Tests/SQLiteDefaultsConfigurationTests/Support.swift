@@ -50,9 +50,12 @@ final class WatchRecorder<Value: Sendable>: Sendable {
     var values: [Value] { arrivals.all.map(\.value) }
 
     /// Waits (with a generous deadline) until a value satisfying `condition` has arrived.
+    /// Two minutes: a watch's task runs on the cooperative pool, which the whole suite's
+    /// blocking tests can hold for tens of seconds on a loaded two-core machine; the deadline
+    /// is for a watch that never delivers, not a measure of speed.
     @discardableResult
     func waitFor(
-        timeout: Duration = .seconds(30),
+        timeout: Duration = .seconds(120),
         sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: @escaping @Sendable (Value) -> Bool
     ) async -> Arrival<Value>? {
@@ -62,7 +65,7 @@ final class WatchRecorder<Value: Sendable>: Sendable {
     }
 
     /// Waits until the watch has ended.
-    func waitForEnd(timeout: Duration = .seconds(30)) async -> Bool {
+    func waitForEnd(timeout: Duration = .seconds(120)) async -> Bool {
         await ended.waitAsync(timeout: timeout) { !$0.isEmpty }
     }
 
