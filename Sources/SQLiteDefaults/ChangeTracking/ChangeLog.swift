@@ -120,7 +120,7 @@ final class ChangeLog {
         // One statement reads the position's own entry (it must still be there, with the same
         // key) and everything after it.
         let statement = try database.statement("""
-            SELECT seq, key, time, writer, writer_pid, writer_program, writer_user, writer_host
+            SELECT seq, key, time, \(HistoryLog.writerColumns(identity: try Migrator.currentVersion(of: database) >= HistoryLog.identityVersion))
             FROM defaults_changes WHERE seq >= ?1 ORDER BY seq
             """)
         defer { statement.reset() }
@@ -154,8 +154,8 @@ final class ChangeLog {
         return .entries(entries, end: end, dataVersion: version)
     }
 
-    /// The writer of the entry `statement` is on (columns 2…7: time, writer, pid, program,
-    /// user, host); nil for an entry from before history was kept (no time).
+    /// The writer of the entry `statement` is on (columns 2…8: time, then
+    /// `HistoryLog.writerColumns`); nil for an entry from before history was kept (no time).
     private static func writer(_ statement: Statement) -> DefaultsWriter? {
         guard sqlite3_column_type(statement.handle, 2) != SQLITE_NULL else { return nil }
         return HistoryLog.writer(statement, from: 3)

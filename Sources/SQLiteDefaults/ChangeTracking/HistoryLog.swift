@@ -27,11 +27,24 @@ enum HistoryLog {
         let writer: DefaultsWriter
     }
 
-    private static let columns = "seq, key, value, removed, omitted, time, writer, writer_pid, writer_program, writer_user, writer_host"
+    /// The columns ``row(_:)`` reads; the writer's are ``writerColumns(identity:)``.
+    private static func columns(identity: Bool) -> String {
+        "seq, key, value, removed, omitted, time, " + writerColumns(identity: identity)
+    }
+
+    /// The six columns ``writer(_:from:)`` reads. A file at schema 7 (a read-only store on a
+    /// file no writer has migrated yet) has no `writer_identity`: NULL stands in for it.
+    static func writerColumns(identity: Bool) -> String {
+        "writer, writer_pid, writer_program, writer_user, writer_host, " + (identity ? "writer_identity" : "NULL")
+    }
+
+    /// The schema version whose triggers record `writer_identity` (`Migrations/0008_writer_in_trigger.sql`).
+    static let identityVersion = 8
 
     /// The newest `limit` entries, newest first, of `keys` (all keys when nil). Entries from
     /// before migration 0007 (no time) and superseded ones are not history.
-    static func rows(_ database: Database, keys: [String]?, limit: Int) throws -> [Row] {
+    static func rows(_ database: Database, keys: [String]?, limit: Int, identity: Bool) throws -> [Row] {
+        let columns = columns(identity: identity)
         guard limit > 0 else { return [] }
         var rows: [Row] = []
         if let keys {
@@ -72,13 +85,19 @@ enum HistoryLog {
                    omitted: omitted, milliseconds: optionalInteger(5) ?? 0, writer: writer)
     }
 
-    /// The writer named by five columns from `column` on: writer, pid, program, user, host.
-    /// A NULL `writer` is a SQL client outside this library.
+    /// The writer named by the six columns of ``writerColumns(identity:)`` from `column` on.
+    /// `writer` names the fleet (and, in entries from schema 7, this library); otherwise
+    /// `writer_identity` names this library's process (recorded by the trigger); with neither,
+    /// a SQL client outside this library wrote the entry.
     static func writer(_ statement: Statement, from column: Int32) -> DefaultsWriter {
         func text(_ offset: Int32) -> String? {
             sqlite3_column_type(statement.handle, column + offset) == SQLITE_NULL ? nil : statement.text(at: column + offset)
         }
-        switch text(0) {
+        let kind = text(0)
+        if kind == nil, let identity = text(5) {
+            return WriterIdentity.writer(from: identity) ?? DefaultsWriter(kind: .sql)
+        }
+        switch kind {
         case "library"?:
             let pid = sqlite3_column_type(statement.handle, column + 1) == SQLITE_NULL
                 ? nil : Int32(truncatingIfNeeded: statement.int64(at: column + 1))
@@ -90,27 +109,7 @@ enum HistoryLog {
         }
     }
 
-    // MARK: The writer of this connection's entries
-
-    /// Names `writer` as the writer of the log entries `?1…?2` that have none yet. The
-    /// writer's fields are literals (they never change for a process), so only the range is
-    /// bound. The entries are on pages the commit writes anyway.
-    /// ``stampSQL(_:)`` for this process, made once: a write must not build it again.
-    static let ownStampSQL = stampSQL(.current)
-
-    static func stampSQL(_ writer: DefaultsWriter) -> String {
-        """
-        UPDATE defaults_changes SET writer = \(literal(writer.kind.rawValue)), writer_pid = \(writer.pid.map(String.init) ?? "NULL"),
-            writer_program = \(literal(writer.program)), writer_user = \(literal(writer.user)), writer_host = \(literal(writer.host))
-        WHERE seq >= ?1 AND seq <= ?2 AND writer IS NULL
-        """
-    }
-
-    /// A SQL string literal (quotes doubled; NUL, which cannot appear in one, dropped).
-    static func literal(_ text: String?) -> String {
-        guard let text else { return "NULL" }
-        return "'" + text.replacingOccurrences(of: "\u{0}", with: "").replacingOccurrences(of: "'", with: "''") + "'"
-    }
+    // MARK: The fleet's entries
 
     /// Re-stamps entries a replicator wrote with the writer it names (the fleet and its machine).
     static func stamp(_ sequences: ClosedRange<Int64>, writer: DefaultsWriter, database: Database) throws {

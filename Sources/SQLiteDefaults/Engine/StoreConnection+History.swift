@@ -1,18 +1,5 @@
-/// The history's part of the connection: naming this process as the writer of its own
-/// log entries before each commit, and pruning the log now and then after one.
+/// The history's part of the connection: pruning the log now and then after a commit.
 extension StoreConnection {
-    /// Names this process as the writer of the log entries the open transaction added (those
-    /// a replicator already named keep their writer). Entries another client adds carry no
-    /// writer, which history reads as `sql`: nothing is asked of other clients.
-    func stampOwnEntries() throws {
-        guard let sequences = recorder.pendingLogSequences else { return }
-        let stamp = try kept(&stampStatement, HistoryLog.ownStampSQL)
-        defer { stamp.reset() }
-        try stamp.bind(sequences.lowerBound, at: 1)
-        try stamp.bind(sequences.upperBound, at: 2)
-        _ = try stamp.step()
-    }
-
     /// After an own commit that logged `sequences`: now and then deletes the log's entries
     /// older than the newest changes the file keeps. Every 1,000 own commits, and whenever a
     /// commit's entries pass a multiple of 1,000, so the file stays bounded however many

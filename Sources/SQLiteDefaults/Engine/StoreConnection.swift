@@ -43,8 +43,6 @@ final class StoreConnection {
     private var beginStatement: Statement?
     private var commitStatement: Statement?
     private var beginReadStatement: Statement?
-    /// History's writer stamp (StoreConnection+History.swift).
-    var stampStatement: Statement?
 
     func kept(_ slot: inout Statement?, _ sql: String) throws -> Statement {
         if let statement = slot { return statement }
@@ -113,7 +111,6 @@ final class StoreConnection {
         beginStatement = nil
         commitStatement = nil
         beginReadStatement = nil
-        stampStatement = nil
         database.close()
     }
 
@@ -227,42 +224,12 @@ final class StoreConnection {
         } else {
             statement = try kept(&deleteStatement, "DELETE FROM defaults WHERE key = ?1")
         }
-        func run() throws {
-            try statement.withBorrowedText(key, at: 1) {
-                guard let value else { return try step(statement, key: key, value: nil) }
-                try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
-            }
-        }
-        guard transactionDepth == 0 else { return try run() }
-        // On its own, the write is a transaction of its own too: its log entry is stamped with
-        // this process as the writer before it commits, so no reader ever sees it unstamped.
-        try beginAutocommit()
-        do {
-            try run()
-            try stampOwnEntries()
-            let commit = try kept(&commitStatement, "COMMIT")
-            defer { commit.reset() }
-            _ = try commit.step()
-        } catch {
-            if database.isInTransaction { try? database.execute("ROLLBACK") }
-            recorder.clear()
-            throw error
-        }
-    }
-
-    /// BEGIN IMMEDIATE for a lone write; a database still busy after the busy timeout is
-    /// tried again (nothing was written yet), as the write itself used to be.
-    private func beginAutocommit() throws {
-        let begin = try kept(&beginStatement, "BEGIN IMMEDIATE")
-        var attempt = 0
-        while true {
-            do {
-                defer { begin.reset() }
-                _ = try begin.step()
-                return
-            } catch let error as DefaultsError where error.code == .busy && attempt < 3 {
-                attempt += 1
-            }
+        // On its own, the write is an autocommit statement: the change log's trigger records
+        // this process as its writer in the same statement (WriterIdentity), so nothing has to
+        // run between it and its commit.
+        try statement.withBorrowedText(key, at: 1) {
+            guard let value else { return try step(statement, key: key, value: nil) }
+            try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
         }
     }
 
@@ -318,9 +285,7 @@ final class StoreConnection {
             throw aborted
         }
         do {
-            // The history's writer and one entry per key: inside the transaction, so they
-            // commit with it.
-            try stampOwnEntries()
+            // History's one entry per key: inside the transaction, so it commits with it.
             if recorder.pendingWrites.count > 1 {
                 try HistoryLog.foldRepeatedWrites(recorder.pendingWrites, database: database)
             }

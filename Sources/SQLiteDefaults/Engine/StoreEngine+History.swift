@@ -14,8 +14,10 @@ extension StoreEngine {
         return try withConnection { connection in
             try connection.readConsistently {
                 // A read-only store on a file no writer has migrated yet: nothing was kept.
-                guard try Migrator.currentVersion(of: connection.database) >= Self.historyVersion else { return [] }
-                return try HistoryLog.rows(connection.database, keys: keys, limit: limit)
+                let version = try Migrator.currentVersion(of: connection.database)
+                guard version >= Self.historyVersion else { return [] }
+                return try HistoryLog.rows(connection.database, keys: keys, limit: limit,
+                                           identity: version >= HistoryLog.identityVersion)
             }
         }
     }

@@ -103,6 +103,8 @@ enum StoreOpener {
         let milliseconds = configuration.busyTimeout.components.seconds * 1000
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(database.handle, Int32(clamping: milliseconds))
+        // Before any write statement is prepared: the change log's triggers record who wrote.
+        try WriterIdentity.install(on: database)
         // The first read is where SQLite notices a file that is not a database.
         do {
             _ = try database.integer("SELECT count(*) FROM sqlite_master")

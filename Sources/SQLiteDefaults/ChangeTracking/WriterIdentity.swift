@@ -1,0 +1,69 @@
+import CSQLiteDefaults
+import Foundation
+import Synchronization
+
+/// How the change log's triggers learn that this library wrote a change, and who in it
+/// (`Migrations/0008_writer_in_trigger.sql`).
+///
+/// Every connection of this library overrides SQLite's zero-argument `sqlite_source_id()` for
+/// itself only, to answer this process's identity as a JSON object. The triggers store that
+/// answer with each entry when it starts with `{`; every other SQL client gets the built-in's
+/// answer (text starting with a date), and its entries are recorded as `sql`. So the writer is
+/// recorded by the statement that writes, with no statement added before COMMIT, and other
+/// clients need nothing and are refused nothing.
+enum WriterIdentity {
+    /// This process's identity as the triggers store it: `{"pid":…,"program":…,"user":…,"host":…}`.
+    static let json: String = {
+        let writer = DefaultsWriter.current
+        let identity = Identity(pid: writer.pid, program: writer.program, user: writer.user, host: writer.host)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding four optional scalars cannot fail; an empty object still starts with '{'.
+        let data = (try? encoder.encode(identity)) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }()
+
+    /// `json` as a C string that lives as long as the process: every connection's function
+    /// returns this same pointer with SQLITE_STATIC, so SQLite never copies or frees it.
+    /// `nonisolated(unsafe)` is safe: the pointer is set once, by the `let`'s thread-safe lazy
+    /// initialisation, and its bytes are never written after `strdup` made them; every thread only reads.
+    nonisolated(unsafe) private static let cString: UnsafeMutablePointer<CChar> = strdup(json)
+
+    private struct Identity: Codable {
+        let pid: Int32?
+        let program: String?
+        let user: String?
+        let host: String?
+    }
+
+    /// Makes `sqlite_source_id()` on `database` answer this process's identity. Call before
+    /// any statement that writes `defaults` is prepared: a trigger's program binds its
+    /// functions when the statement that fires it is prepared.
+    static func install(on database: Database) throws {
+        // Innocuous: it reads nothing and changes nothing, so triggers may call it even where
+        // `trusted_schema` is off. Deterministic: the answer is the same for the connection's
+        // whole life, so SQLite may evaluate it once per statement.
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        let code = sqlite3_create_function_v2(database.handle, "sqlite_source_id", 0, flags, nil, { context, _, _ in
+            // SQLITE_STATIC (a nil destructor): `cString` is never freed.
+            sqlite3_result_text(context, WriterIdentity.cString, -1, nil)
+        }, nil, nil, nil)
+        guard code == SQLITE_OK else { throw database.error(code, "naming this process as the writer of its changes") }
+    }
+
+    /// The writer a stored identity names; nil when the text is not one (another client wrote
+    /// it by hand). Parsed identities are remembered: a file's log holds few distinct writers.
+    static func writer(from text: String) -> DefaultsWriter? {
+        if let known = parsed.withLock({ $0[text] }) { return known }
+        guard let identity = try? JSONDecoder().decode(Identity.self, from: Data(text.utf8)) else { return nil }
+        let writer = DefaultsWriter(kind: .library, pid: identity.pid, program: identity.program,
+                                    user: identity.user, host: identity.host)
+        parsed.withLock { cache in
+            if cache.count >= 256 { cache.removeAll(keepingCapacity: true) }  // bounded, whatever the log holds
+            cache[text] = writer
+        }
+        return writer
+    }
+
+    private static let parsed = Mutex<[String: DefaultsWriter]>([:])
+}

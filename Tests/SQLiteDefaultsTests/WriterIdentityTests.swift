@@ -1,0 +1,83 @@
+import DefaultsTestSupport
+import Foundation
+@testable import SQLiteDefaults
+import Testing
+
+private let timeout = DefaultsKey<Int>("timeout", default: 30)
+private let theme = DefaultsKey<String>("theme", default: "light")
+
+/// The writer recorded by the change log's own triggers (migration 8): this library's
+/// connections answer `sqlite_source_id()` with their identity; every other client's is
+/// SQLite's built-in, and its entries name no writer.
+@Suite("History's writer, recorded by the trigger", .requiresSQLiteShell)
+struct WriterIdentityTests {
+    @Test func removalsAndRenamesByThisLibraryNameThisProcess() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.set(5, for: timeout)
+        try store.set("dark", for: theme)
+        try store.remove(timeout)
+        try store.removeAll()
+        let entries = try store.history(keys: nil, limit: 10)
+        #expect(entries.count == 4)
+        #expect(entries.allSatisfy { $0.writer == DefaultsWriter.current })
+        #expect(entries.filter(\.isRemoved).map(\.key).sorted() == ["theme", "timeout"])
+    }
+
+    @Test func anotherClientSeesTheBuiltInAndItsEntriesNameNoWriter() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.set(5, for: timeout)
+        // The shell's sqlite_source_id() is SQLite's own (a date first), so its write is "sql",
+        // and what it reads for the library's entry is the identity this process stored.
+        let output = try sqlite3(directory.database, """
+            SELECT unicode(sqlite_source_id()) BETWEEN 48 AND 57;
+            UPDATE defaults SET value = 6 WHERE key = 'timeout';
+            SELECT writer_identity IS NULL FROM defaults_changes ORDER BY seq DESC LIMIT 1;
+            SELECT json_extract(writer_identity, '$.pid') FROM defaults_changes ORDER BY seq LIMIT 1;
+            """)
+        #expect(output.split(separator: "\n") == ["1", "1", "\(getpid())"])
+        let entries = try store.history(for: timeout)
+        #expect(entries.map(\.value) == [6, 5])
+        #expect(entries.map(\.writer.kind) == [.sql, .library])
+    }
+
+    @Test func anIdentityWrittenByHandThatIsNotOneReadsAsSQL() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        try store.set(5, for: timeout)
+        try sqlite3(directory.database, "UPDATE defaults_changes SET writer_identity = '{not json'")
+        #expect(try store.history(for: timeout).first?.writer == DefaultsWriter(kind: .sql))
+    }
+
+    /// A file written by the previous version (schema 7): its entries were named by an UPDATE
+    /// before each commit, and keep those names; a read-only store reads it as it is, and a
+    /// writer migrates it and names its own entries the new way.
+    @Test func aSchema7FileKeepsItsWritersReadOnlyAndAfterTheMigration() throws {
+        let directory = try TemporaryDirectory()
+        let version7 = Migration.embedded.prefix { $0.version <= 7 }.map(\.sql).joined(separator: "\n")
+        try sqlite3(directory.database, version7 + """
+
+            PRAGMA user_version = 7;
+            PRAGMA journal_mode = WAL;
+            INSERT INTO defaults VALUES ('timeout', 10);
+            UPDATE defaults_changes SET writer = 'library', writer_pid = 4242, writer_program = 'old-app',
+                writer_user = 'ops', writer_host = 'web-1';
+            INSERT INTO defaults VALUES ('theme', 'dark');
+            """)
+        var readOnly = DefaultsStore.Configuration()
+        readOnly.isReadOnly = true
+        let reader = try DefaultsStore(path: directory.database, configuration: readOnly)
+        let old = DefaultsWriter(kind: .library, pid: 4242, program: "old-app", user: "ops", host: "web-1")
+        #expect(try reader.history(for: timeout).map(\.writer) == [old])
+        #expect(try reader.history(for: theme).map(\.writer) == [DefaultsWriter(kind: .sql)])
+        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "7")
+
+        let writer = try DefaultsStore(path: directory.database)
+        try writer.set(20, for: timeout)
+        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        #expect(try writer.history(for: timeout).map(\.writer) == [DefaultsWriter.current, old])
+        // The read-only store, opened before the migration, reads the new entries too.
+        #expect(try reader.history(for: timeout).map(\.writer) == [DefaultsWriter.current, old])
+    }
+}
