@@ -78,7 +78,8 @@ do {
         machines = [a, b]
         for machine in machines { try await machine.connected(timeout: .seconds(120)) }
 
-        let pushes = NotificationLog(probe: probeClient, channel: table)
+        // The fleet notifies on its table's canonical name, schema included (FleetTableName.channel).
+        let pushes = NotificationLog(probe: probeClient, channel: "public.\(table)")
         try await pushes.ready(timeout: .seconds(30))
 
         // MARK: A → B latency
