@@ -11,25 +11,30 @@ import SQLiteDefaults
 ///
 /// `value` is written as `export` writes values, `null` when the key was removed; a value too
 /// large for the history to keep is `null` with `"omitted": BYTES` beside it. Writer fields
-/// that are not known are left out.
+/// that are not known are left out. A key declared in the file gets `"type": "TYPE"` (the
+/// CLI's word for its declared type, as the declaration stands now; declarations have no
+/// history); an undeclared key's entries have no `type`.
 package enum HistoryFormat {
-    /// One entry as one line of compact JSON.
-    package static func json(_ entry: DefaultsHistoryEntry<SQLiteValue>) -> String {
+    /// One entry as one line of compact JSON; `declaredType` is the key's declared type, if any.
+    package static func json(_ entry: DefaultsHistoryEntry<SQLiteValue>, declaredType: DefaultsValueKind? = nil) -> String {
         var members = [
             #""seq":\#(entry.sequence)"#,
             #""key":\#(ExportFormat.quote(entry.key))"#,
-            #""value":\#(entry.value.map(ExportFormat.encode) ?? "null")"#,
         ]
+        if let declaredType { members.append(#""type":"\#(declaredType.rawValue)""#) }
+        members.append(#""value":\#(entry.value.map(ExportFormat.encode) ?? "null")"#)
         if let omitted = entry.omittedByteCount { members.append(#""omitted":\#(omitted)"#) }
         members.append(#""time":"\#(ISO8601.format(millisecondsSince1970: milliseconds(entry.date)))""#)
         members.append(#""writer":\#(json(entry.writer))"#)
         return "{" + members.joined(separator: ",") + "}"
     }
 
-    /// Entries as one JSON array, one entry per line (`[]` when empty).
-    package static func jsonArray(_ entries: [DefaultsHistoryEntry<SQLiteValue>]) -> String {
+    /// Entries as one JSON array, one entry per line (`[]` when empty); `declaredTypes` holds
+    /// the declared type of each declared key.
+    package static func jsonArray(_ entries: [DefaultsHistoryEntry<SQLiteValue>],
+                                  declaredTypes: [String: DefaultsValueKind] = [:]) -> String {
         guard !entries.isEmpty else { return "[]" }
-        return "[\n" + entries.map(json).joined(separator: ",\n") + "\n]"
+        return "[\n" + entries.map { json($0, declaredType: declaredTypes[$0.key]) }.joined(separator: ",\n") + "\n]"
     }
 
     /// A writer as a JSON object; unknown fields are left out.
@@ -43,9 +48,11 @@ package enum HistoryFormat {
     }
 
     /// One entry as a human line: `SEQ TIME KEY = VALUE (CLASS) by WRITER`, or `… KEY removed by
-    /// WRITER`, or `… KEY = (N bytes, not kept) by WRITER`.
-    package static func line(_ entry: DefaultsHistoryEntry<SQLiteValue>) -> String {
-        let head = "\(entry.sequence) \(ISO8601.format(millisecondsSince1970: milliseconds(entry.date))) \(ValueFormatting.escaped(entry.key))"
+    /// WRITER`, or `… KEY = (N bytes, not kept) by WRITER`. A declared key's line names its
+    /// type after the key: `… timeout [int] = 45 (integer) by …`.
+    package static func line(_ entry: DefaultsHistoryEntry<SQLiteValue>, declaredType: DefaultsValueKind? = nil) -> String {
+        var head = "\(entry.sequence) \(ISO8601.format(millisecondsSince1970: milliseconds(entry.date))) \(ValueFormatting.escaped(entry.key))"
+        if let declaredType { head += " [\(declaredType.rawValue)]" }
         let change: String
         if let omitted = entry.omittedByteCount {
             change = "= (\(omitted) bytes, not kept)"

@@ -32,7 +32,8 @@ extension DefaultsConsole {
         do {
             let parameters = request.uri.queryParameters
             let query = try HistoryQuery(keys: parameters[values: "key"], limits: parameters[values: "limit"])
-            return ConsoleResponses.json(ConsoleJSON.history(try catalog.history(keys: query.keys, limit: query.limit)))
+            let entries = try catalog.history(keys: query.keys, limit: query.limit)
+            return ConsoleResponses.json(ConsoleJSON.history(entries, declaredTypes: try catalog.declaredTypes()))
         } catch let refusal as RequestValue.Refusal {
             return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
         } catch let error as DefaultsError where Self.isRefusal(error) {

@@ -12,10 +12,12 @@ struct HistoryCommand: ParsableCommand {
             setHistoryLength), by any writer: processes using the library (with their process \
             id, program, user and host), SQL clients such as the sqlite3 shell ("sql"), and the \
             fleet ("fleet", with the machine the row came from). One line per change: \
-            `SEQ TIME KEY = VALUE (CLASS) by WRITER`, or `SEQ TIME KEY removed by WRITER`. With \
-            --json, one JSON array of {"seq", "key", "value", "time", "writer": {"kind", "pid", \
-            "program", "user", "host"}}, the value as `export` writes it (null when removed), \
-            writer fields absent when unknown. A TEXT or BLOB over 16,384 bytes is kept by its \
+            `SEQ TIME KEY = VALUE (CLASS) by WRITER`, or `SEQ TIME KEY removed by WRITER`; a \
+            declared key is followed by its type in brackets (`timeout [int] = 45 (integer)`). \
+            With --json, one JSON array of {"seq", "key", "value", "time", "writer": {"kind", \
+            "pid", "program", "user", "host"}}, the value as `export` writes it (null when \
+            removed), writer fields absent when unknown, and "type" (the declared type) for a \
+            declared key. A TEXT or BLOB over 16,384 bytes is kept by its \
             size only: `(N bytes, not kept)`, or "value": null with "omitted": N.
             """
     )
@@ -37,11 +39,18 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        let entries = try storeOptions.openExisting()?.history(keys: keys.isEmpty ? nil : keys, limit: limit) ?? []
+        guard let store = try storeOptions.openExisting() else {
+            if json { try Console.out("[]") }  // no file yet: no history
+            return
+        }
+        let entries = try store.history(keys: keys.isEmpty ? nil : keys, limit: limit)
+        // Declarations are read after the entries: a key declared in between shows its type.
+        var declaredTypes: [String: DefaultsValueKind] = [:]
+        if !entries.isEmpty { for declaration in try store.declarations() { declaredTypes[declaration.key] = declaration.type } }
         if json {
-            try Console.out(HistoryFormat.jsonArray(entries))
+            try Console.out(HistoryFormat.jsonArray(entries, declaredTypes: declaredTypes))
         } else if !entries.isEmpty {
-            try Console.out(entries.map(HistoryFormat.line).joined(separator: "\n"))
+            try Console.out(entries.map { HistoryFormat.line($0, declaredType: declaredTypes[$0.key]) }.joined(separator: "\n"))
         }
     }
 }

@@ -51,6 +51,21 @@ struct ConsoleHistoryTests {
         #expect(try Self.canonical(entries) == Self.canonical(printed))
     }
 
+    @Test("A declared key's entries carry its type, as prefs history --json prints them")
+    func declaredType() async throws {
+        let fixture = try Self.fixtureWithChanges()
+        try fixture.store.declare(DefaultsDeclaration(key: "other", type: .string))
+        let body = try await fixture.app.test(.router) { client in
+            try await client.execute(uri: "/api/history", method: .get) { response in
+                #expect(response.status == .ok)
+                return response.body
+            }
+        }
+        let entries = try #require(parsedJSON(body) as? [[String: Any]])
+        #expect(entries.filter { $0["key"] as? String == "other" }.map { $0["type"] as? String } == ["string"])
+        #expect(entries.filter { $0["key"] as? String == "timeout" }.allSatisfy { $0["type"] == nil })
+    }
+
     @Test("limit bounds the entries (100 by default); without key, every key's changes")
     func limit() async throws {
         let fixture = try Self.fixtureWithChanges()

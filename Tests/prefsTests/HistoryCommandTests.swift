@@ -37,6 +37,24 @@ struct HistoryCommandTests {
         #expect(try await history(database, ["name"]).map { $0["value"] as? String } == ["Ada"])
     }
 
+    @Test("a declared key's entries name its type, in JSON and in the text; an undeclared key's do not")
+    func declaredTypes() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("defaults.sqlite")
+        try await Prefs.succeed(["--db", database, "declare", "timeout", "--type", "int", "--default", "30"])
+        try await Prefs.succeed(["--db", database, "write", "timeout", "45"])
+        try await Prefs.succeed(["--db", database, "write", "name", "Ada"])
+        let entries = try await history(database)
+        #expect(entries.map { $0["key"] as? String } == ["name", "timeout"])
+        #expect(entries[1]["type"] as? String == "int")
+        #expect(Set(entries[0].keys) == ["seq", "key", "value", "time", "writer"], "an undeclared key has no type")
+        let text = try await Prefs.succeed(["--db", database, "history"])
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.last?.contains(" timeout [int] = 45 (integer) by library prefs ") == true, "\(text)")
+        #expect(lines.first?.contains(" name = Ada (text) by ") == true, "\(text)")
+    }
+
     @Test("a sqlite3 shell's change is recorded as sql, with no other writer fields", .requiresSQLiteShell)
     func sqlWriter() async throws {
         let directory = try TemporaryDirectory()

@@ -27,14 +27,14 @@ enum ConsoleJSON {
         members.append(#""defaultText":"# + (declaration?.defaultValue.map { ExportFormat.quote(ValueFormatting.readRepresentation($0)) } ?? "null"))
         members.append(#""summary":"# + (declaration?.summary.map(ExportFormat.quote) ?? "null"))
         members.append(#""allowed":"# + (declaration?.allowedValues.map { "[" + $0.map(ExportFormat.quote).joined(separator: ",") + "]" } ?? "null"))
-        members.append(#""changed":"# + (entry.lastChange.map(HistoryFormat.json) ?? "null"))
+        members.append(#""changed":"# + (entry.lastChange.map { HistoryFormat.json($0) } ?? "null"))
         return "{" + members.joined(separator: ",") + "}"
     }
 
     /// `GET api/history`: an array of the objects of `prefs history --json`, newest first,
-    /// written by the same encoder.
-    static func history(_ entries: [DefaultsHistoryEntry<SQLiteValue>]) -> String {
-        HistoryFormat.jsonArray(entries)
+    /// written by the same encoder (a declared key's entries carry its `type`).
+    static func history(_ entries: [DefaultsHistoryEntry<SQLiteValue>], declaredTypes: [String: DefaultsValueKind]) -> String {
+        HistoryFormat.jsonArray(entries, declaredTypes: declaredTypes)
     }
 
     /// `{"keys": [entry, …], "history": Bool}`: `history` says whether `api/history` is served.
