@@ -80,4 +80,18 @@ struct WriterIdentityTests {
         // The read-only store, opened before the migration, reads the new entries too.
         #expect(try reader.history(for: timeout).map(\.writer) == [DefaultsWriter.current, old])
     }
+
+    @Test func anIdentityIsJSONThatRoundTripsAnyNameAndIsRememberedBounded() throws {
+        #expect(WriterIdentity.json.hasPrefix("{"))
+        #expect(WriterIdentity.writer(from: WriterIdentity.json) == DefaultsWriter.current)
+        let odd = #"{"host":"h\u00e9\"st","pid":7,"program":"a \"quoted\" \\ name/with/slashes","user":"\u2603"}"#
+        #expect(WriterIdentity.writer(from: odd) == DefaultsWriter(kind: .library, pid: 7, program: #"a "quoted" \ name/with/slashes"#,
+                                                                   user: "\u{2603}", host: #"hé"st"#))
+        #expect(WriterIdentity.writer(from: "{}") == DefaultsWriter(kind: .library))
+        #expect(WriterIdentity.writer(from: #"{"pid":"not a number"}"#) == nil)
+        // More distinct identities than the cache holds: each still parses.
+        for pid in 0..<600 {
+            #expect(WriterIdentity.writer(from: #"{"pid":\#(pid)}"#)?.pid == Int32(pid))
+        }
+    }
 }
