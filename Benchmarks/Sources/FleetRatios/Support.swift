@@ -18,6 +18,9 @@ extension Duration {
     }
 }
 
+/// A duration in milliseconds, for the table.
+func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
+
 func progress(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
