@@ -29,17 +29,11 @@ extension DefaultsConsole {
     /// absent; `key` may repeat), newest first, as `prefs history --json` prints them; an
     /// unknown key has none (`[]`). 400 `{"error"}` for an empty key or a bad limit.
     func history(_ request: Request) -> Response {
-        do {
+        Self.responding {
             let parameters = request.uri.queryParameters
             let query = try HistoryQuery(keys: parameters[values: "key"], limits: parameters[values: "limit"])
             let entries = try catalog.history(keys: query.keys, limit: query.limit)
             return ConsoleResponses.json(ConsoleJSON.history(entries, declaredTypes: try catalog.declaredTypes()))
-        } catch let refusal as RequestValue.Refusal {
-            return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
-        } catch let error as DefaultsError where Self.isRefusal(error) {
-            return ConsoleResponses.json(ConsoleJSON.error(error.description), status: .badRequest)
-        } catch {
-            return Self.storeFailure(error)
         }
     }
 
@@ -51,7 +45,7 @@ extension DefaultsConsole {
         case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
         }
         let body = try await request.body.collect(upTo: configuration.maximumBodySize)
-        do {
+        return Self.responding {
             let declared = try catalog.declaration(for: key)
             let value = try RequestValue.decode(Array(buffer: body), key: key, declared: declared?.type)
             if let allowed = declared?.allowedValues, case .text(let text) = value, !allowed.contains(text) {
@@ -60,12 +54,6 @@ extension DefaultsConsole {
             try store.set(value, for: DefaultsKey<SQLiteValue?>(key))
             let entry = try catalog.entry(for: key) ?? ConsoleEntry(key: key, value: value, declaration: declared)
             return ConsoleResponses.json(ConsoleJSON.entry(entry))
-        } catch let refusal as RequestValue.Refusal {
-            return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
-        } catch let error as DefaultsError where Self.isRefusal(error) {
-            return ConsoleResponses.json(ConsoleJSON.error(error.description), status: .badRequest)
-        } catch {
-            return Self.storeFailure(error)
         }
     }
 
@@ -76,13 +64,9 @@ extension DefaultsConsole {
         case .success(let decoded): key = decoded
         case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
         }
-        do {
+        return Self.responding {
             try store.remove(DefaultsKey<SQLiteValue?>(key))
             return Response(status: .noContent)
-        } catch let error as DefaultsError where Self.isRefusal(error) {
-            return ConsoleResponses.json(ConsoleJSON.error(error.description), status: .badRequest)
-        } catch {
-            return Self.storeFailure(error)
         }
     }
 
@@ -142,6 +126,21 @@ extension DefaultsConsole {
         // check that refuses the value, as a declared key's does.
         [.invalidKey, .encodingFailed, .valueTooLarge, .typeMismatch, .declarationConflict].contains(error.code)
             || (error.sqliteCode.map { $0 & 0xFF == 19 } ?? false)
+    }
+
+    /// The response `body` makes, or the one its error calls for: 400 `{"error"}` for a refused
+    /// request or value (``RequestValue/Refusal``, or a ``isRefusal(_:)`` store error), 503 for
+    /// any other failure of the store.
+    static func responding(_ body: () throws -> Response) -> Response {
+        do {
+            return try body()
+        } catch let refusal as RequestValue.Refusal {
+            return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
+        } catch let error as DefaultsError where isRefusal(error) {
+            return ConsoleResponses.json(ConsoleJSON.error(error.description), status: .badRequest)
+        } catch {
+            return storeFailure(error)
+        }
     }
 
     /// 503 with the store's error: the file cannot be written now (busy, read-only, full, replaced).
