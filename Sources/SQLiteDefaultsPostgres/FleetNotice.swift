@@ -10,8 +10,9 @@ import SQLiteDefaults
 /// - `VERSION` alone: the push was too large to carry (or came from an older version of this
 ///   library); a receiver fetches.
 /// - `VERSION MICROS JSON`: `MICROS` is PostgreSQL's clock, in microseconds since 1970, when the
-///   push was written (for the lag metric); `JSON` an array of `{"k": key, "c": class, "v": value}`
-///   with class `i` (integer, `v` in decimal), `r` (real, `v` the IEEE 754 bit pattern in hex,
+///   push was written (for the lag metric); `JSON` is `{"o": origin, "r": rows}`, the pushing
+///   machine's origin (`HOST:PATH`, as the table's `origin` column holds it, so history names the
+///   machine a row came from) and an array of `{"k": key, "c": class, "v": value}` with class `i` (integer, `v` in decimal), `r` (real, `v` the IEEE 754 bit pattern in hex,
 ///   so every bit survives), `t` (text, `v` its bytes in base64: bytes that are not valid UTF-8
 ///   survive too), `b` (blob, base64), `n` (NULL) or `d` (deleted).
 struct FleetNotice: Sendable, Equatable {
@@ -32,8 +33,8 @@ struct FleetNotice: Sendable, Equatable {
         guard let version = Int64(parts[0]) else { return nil }
         self.version = version
         guard parts.count == 3, let micros = Int64(parts[1]),
-              let entries = try? JSONDecoder().decode([Entry].self, from: Data(parts[2].utf8)),
-              let rows = try? entries.map({ try $0.row(version: version) }) else {
+              let carried = try? JSONDecoder().decode(Carried.self, from: Data(parts[2].utf8)),
+              let rows = try? carried.r.map({ try $0.row(version: version, origin: carried.o) }) else {
             rows = nil
             committedMicroseconds = nil
             return
@@ -48,19 +49,25 @@ struct FleetNotice: Sendable, Equatable {
         self.committedMicroseconds = committedMicroseconds
     }
 
-    /// The JSON part of a payload for `rows`, or nil when it would not fit (the push then
-    /// notifies its version alone).
-    static func rowsText(_ rows: [PendingRow]) -> String? {
+    /// The JSON part of a payload for `rows` pushed by `origin`, or nil when it would not fit
+    /// (the push then notifies its version alone).
+    static func rowsText(_ rows: [PendingRow], origin: String) -> String? {
         // Base64 and hex make a row at least its raw size: too large before encoding is too large.
-        var estimate = 0
+        var estimate = origin.utf8.count
         for row in rows {
             estimate += row.key.utf8.count
             if case .blob(let bytes) = row.value { estimate += bytes.count }
             if case .text(let text) = row.value { estimate += text.utf8.count }
             if estimate > rowsByteLimit { return nil }
         }
-        guard let data = try? JSONEncoder().encode(rows.map(Entry.init)), data.count <= rowsByteLimit else { return nil }
+        guard let data = try? JSONEncoder().encode(Carried(o: origin, r: rows.map(Entry.init))), data.count <= rowsByteLimit else { return nil }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The JSON part: who pushed, and the rows.
+    private struct Carried: Codable {
+        let o: String
+        let r: [Entry]
     }
 
     /// One row as the payload spells it.
@@ -84,7 +91,7 @@ struct FleetNotice: Sendable, Equatable {
 
         struct Malformed: Error {}
 
-        func row(version: Int64) throws -> FleetRow {
+        func row(version: Int64, origin: String) throws -> FleetRow {
             let value: SQLiteValue?
             switch (c, v) {
             case ("d", nil): value = nil
@@ -104,7 +111,7 @@ struct FleetNotice: Sendable, Equatable {
             default:
                 throw Malformed()
             }
-            return FleetRow(key: k, value: value, version: version)
+            return FleetRow(key: k, value: value, version: version, origin: origin)
         }
     }
 }

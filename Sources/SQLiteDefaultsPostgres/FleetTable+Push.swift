@@ -31,7 +31,7 @@ extension FleetTable {
             var start = 0
             while start < rows.count {
                 let chunk = rows[start..<min(start + Self.rowsPerStatement, rows.count)]
-                let notice = version == nil ? FleetNotice.rowsText(rows) : nil
+                let notice = version == nil ? FleetNotice.rowsText(rows, origin: origin) : nil
                 let result = try await connection.query(upsert(chunk, version: version, origin: origin, floor: floor, notice: notice),
                                                         logger: logger)
                 if version == nil {
@@ -204,7 +204,7 @@ extension FleetTable {
         binds.append(origin)
         binds.append(name.channel)
         binds.append(floor)
-        if let notice = FleetNotice.rowsText(rows) { binds.append(notice) } else { binds.appendNull() }
+        if let notice = FleetNotice.rowsText(rows, origin: origin) { binds.append(notice) } else { binds.appendNull() }
         let result = try await connection.query(PostgresQuery(unsafeSQL: """
             SELECT \(pushFunction)($1::text[], $2::text[], $3::bigint[], $4::double precision[], $5::bytea[], $6::text, $7::text, $8::bigint, $9::text)
             """, binds: binds), logger: logger)

@@ -21,12 +21,15 @@ struct FleetNoticeTests {
         PendingRow(key: "key with spaces, \"quotes\" and\nnewlines", value: .integer(1)),
     ]
 
+    /// The pushing machine, as the table's `origin` column names it.
+    static let origin = "build-7:/var/lib/app/defaults.sqlite"
+
     /// The payload PostgreSQL would send: the function writes `VERSION MICROS ROWS`.
     static func payload(version: Int64, micros: Int64, rows: String) -> String { "\(version) \(micros) \(rows)" }
 
     @Test("every storage class survives the payload exactly: class and bits")
     func roundTrip() throws {
-        let text = try #require(FleetNotice.rowsText(Self.rows))
+        let text = try #require(FleetNotice.rowsText(Self.rows, origin: Self.origin))
         let notice = try #require(FleetNotice(payload: Self.payload(version: 42, micros: 1_700_000_000_000_000, rows: text)))
         #expect(notice.version == 42)
         #expect(notice.committedMicroseconds == 1_700_000_000_000_000)
@@ -35,6 +38,7 @@ struct FleetNoticeTests {
         for (sent, received) in zip(Self.rows, rows) {
             #expect(received.key == sent.key)
             #expect(received.version == 42)
+            #expect(received.origin == Self.origin, "history names the machine a carried row came from")
             #expect(SQLiteValue.isSameRow(received.value, sent.value), "\(sent.key)")
         }
         // Bits, not only values: -0.0 is not 0.0.
@@ -52,12 +56,12 @@ struct FleetNoticeTests {
 
     @Test("rows that do not fit in a payload are not carried")
     func tooLarge() {
-        #expect(FleetNotice.rowsText([PendingRow(key: "big", value: .blob(Data(count: 6_000)))]) == nil)
-        #expect(FleetNotice.rowsText([PendingRow(key: "big", value: .text(String(repeating: "x", count: 8_000)))]) == nil)
+        #expect(FleetNotice.rowsText([PendingRow(key: "big", value: .blob(Data(count: 6_000)))], origin: Self.origin) == nil)
+        #expect(FleetNotice.rowsText([PendingRow(key: "big", value: .text(String(repeating: "x", count: 8_000)))], origin: Self.origin) == nil)
         let many = (0..<1_000).map { PendingRow(key: "key.\($0)", value: .integer(Int64($0))) }
-        #expect(FleetNotice.rowsText(many) == nil)
+        #expect(FleetNotice.rowsText(many, origin: Self.origin) == nil)
         let fits = (0..<50).map { PendingRow(key: "key.\($0)", value: .integer(Int64($0))) }
-        let text = FleetNotice.rowsText(fits)
+        let text = FleetNotice.rowsText(fits, origin: Self.origin)
         #expect(text != nil)
         #expect((text?.utf8.count ?? .max) <= FleetNotice.rowsByteLimit)
     }
@@ -71,6 +75,8 @@ struct FleetNoticeTests {
         #expect(FleetNotice(payload: #"12 5 [{"k":"a","c":"i","v":"not a number"}]"#)?.rows == nil)
         #expect(FleetNotice(payload: #"12 5 [{"k":"a","c":"z"}]"#)?.rows == nil)
         #expect(FleetNotice(payload: #"12 5 [{"k":"a","c":"b","v":"%%%"}]"#)?.rows == nil)
-        #expect(FleetNotice(payload: #"12 5 [{"k":"a","c":"d"}]"#)?.rows == [FleetRow(key: "a", value: nil, version: 12)])
+        #expect(FleetNotice(payload: #"12 5 [{"k":"a","c":"d"}]"#)?.rows == nil, "rows without the pushing machine")
+        #expect(FleetNotice(payload: #"12 5 {"o":"m:/f","r":[{"k":"a","c":"d"}]}"#)?.rows
+                    == [FleetRow(key: "a", value: nil, version: 12, origin: "m:/f")])
     }
 }

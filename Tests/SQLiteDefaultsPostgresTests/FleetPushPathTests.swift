@@ -29,6 +29,20 @@ struct FleetPushPathTests {
         }
     }
 
+    @Test("B's history names the machine a row came from, whether the notification carried it or B fetched it")
+    func historyNamesTheMachine() async throws {
+        try await withPair { server, a, b in
+            let host = try #require(DefaultsWriter.current.host)
+            try a.store.set(.integer(7), for: .raw("carried"))
+            try a.store.set(.blob(Data(count: 20_000)), for: .raw("fetched"))
+            #expect(await eventually { b["carried"] == .integer(7) && b["fetched"] == .blob(Data(count: 20_000)) })
+            for key in ["carried", "fetched"] {
+                let entry = try #require(try b.store.history(keys: [key], limit: 1).first)
+                #expect(entry.writer == DefaultsWriter(kind: .fleet, host: host), "\(key): \(entry.writer)")
+            }
+        }
+    }
+
     @Test("a role without the TEMPORARY right pushes in four round trips, and the fleet works the same")
     func withoutTemporaryRight() async throws {
         try await withServer { server in

@@ -48,6 +48,11 @@ final class ChangeLog {
     /// This connection's own entries not yet passed, as ascending ranges with the key of each
     /// range's last entry (one range per commit, merged when they touch).
     private var ownSequences: [(range: ClosedRange<Int64>, lastKey: String?)] = []
+    /// Whether the log has migration 8's `writer_identity`, once asked. This connection
+    /// migrated the file when it opened, but a backup from an older version restored under it
+    /// (`sqlite3 .restore`) has no such column: a scan that fails forgets the answer, so the
+    /// next one asks the file again. Asked once, not on every look after an external commit.
+    private var hasWriterIdentity: Bool?
 
     /// Starts from the log's present end.
     init(_ database: Database) throws {
@@ -117,10 +122,22 @@ final class ChangeLog {
         if try Self.identity(database) != position.identity {
             return .resync(reason: "the file now holds another database", dataVersion: version)
         }
+        let identity = try hasWriterIdentity ?? (Migrator.currentVersion(of: database) >= HistoryLog.identityVersion)
+        hasWriterIdentity = identity
+        do {
+            return try entries(after: database, identity: identity, dataVersion: version)
+        } catch {
+            hasWriterIdentity = nil
+            throw error
+        }
+    }
+
+    /// The entries from the position on; `identity` says whether the log has `writer_identity`.
+    private func entries(after database: Database, identity: Bool, dataVersion version: Int64) throws -> Scan {
         // One statement reads the position's own entry (it must still be there, with the same
         // key) and everything after it.
         let statement = try database.statement("""
-            SELECT seq, key, time, \(HistoryLog.writerColumns(identity: try Migrator.currentVersion(of: database) >= HistoryLog.identityVersion))
+            SELECT seq, key, time, \(HistoryLog.writerColumns(identity: identity))
             FROM defaults_changes WHERE seq >= ?1 ORDER BY seq
             """)
         defer { statement.reset() }
