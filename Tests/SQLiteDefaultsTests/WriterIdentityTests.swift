@@ -94,4 +94,31 @@ struct WriterIdentityTests {
             #expect(WriterIdentity.writer(from: #"{"pid":\#(pid)}"#)?.pid == Int32(pid))
         }
     }
+
+    /// A backup taken before an upgrade, restored under an open store with `sqlite3 .restore`:
+    /// the log it brings back has neither the writer's column (7) nor any history column (6),
+    /// and the store's observers still hear the values go back.
+    @Test(arguments: [6, 7])
+    func aBackupOfAnOlderSchemaRestoredUnderAnOpenStoreIsHeard(version: Int) throws {
+        let directory = try TemporaryDirectory()
+        let backup = directory.path + "/backup.sqlite"
+        let schema = Migration.embedded.prefix { $0.version <= version }.map(\.sql).joined(separator: "\n")
+        try sqlite3(directory.database, schema + """
+
+            PRAGMA user_version = \(version);
+            INSERT INTO defaults VALUES ('timeout', 10);
+            """)
+        try sqlite3(directory.database, ".backup '\(backup)'")
+        let store = try DefaultsStore(path: directory.database)
+        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        let seen = Collected<DefaultsChange<Int>>()
+        let token = store.observe(timeout) { seen.append($0) }
+        try store.set(20, for: timeout)
+        #expect(seen.wait(count: 1))
+        try sqlite3(directory.database, ".restore '\(backup)'")
+        #expect(seen.wait(count: 2), "the restore is heard")
+        #expect(seen.all.last?.newValue == 10)
+        #expect(store[timeout] == 10)
+        token.cancel()
+    }
 }

@@ -48,11 +48,12 @@ final class ChangeLog {
     /// This connection's own entries not yet passed, as ascending ranges with the key of each
     /// range's last entry (one range per commit, merged when they touch).
     private var ownSequences: [(range: ClosedRange<Int64>, lastKey: String?)] = []
-    /// Whether the log has migration 8's `writer_identity`, once asked. This connection
-    /// migrated the file when it opened, but a backup from an older version restored under it
-    /// (`sqlite3 .restore`) has no such column: a scan that fails forgets the answer, so the
-    /// next one asks the file again. Asked once, not on every look after an external commit.
-    private var hasWriterIdentity: Bool?
+    /// The file's schema version, once asked. This connection migrated the file when it
+    /// opened, but a backup from an older version restored under it (`sqlite3 .restore`) lacks
+    /// the history's columns: a scan that fails forgets the answer, so the next one asks the
+    /// file again and reads the columns that version has. Asked once, not on every look after
+    /// an external commit.
+    private var schemaVersion: Int?
 
     /// Starts from the log's present end.
     init(_ database: Database) throws {
@@ -122,22 +123,26 @@ final class ChangeLog {
         if try Self.identity(database) != position.identity {
             return .resync(reason: "the file now holds another database", dataVersion: version)
         }
-        let identity = try hasWriterIdentity ?? (Migrator.currentVersion(of: database) >= HistoryLog.identityVersion)
-        hasWriterIdentity = identity
+        let schema = try schemaVersion ?? Migrator.currentVersion(of: database)
+        schemaVersion = schema
         do {
-            return try entries(after: database, identity: identity, dataVersion: version)
+            return try entries(after: database, schemaVersion: schema, dataVersion: version)
         } catch {
-            hasWriterIdentity = nil
+            schemaVersion = nil
             throw error
         }
     }
 
-    /// The entries from the position on; `identity` says whether the log has `writer_identity`.
-    private func entries(after database: Database, identity: Bool, dataVersion version: Int64) throws -> Scan {
+    /// The entries from the position on, reading the columns a log of `schemaVersion` has.
+    private func entries(after database: Database, schemaVersion: Int, dataVersion version: Int64) throws -> Scan {
+        // Before migration 7 the log kept no time and no writer: NULLs stand in for them.
+        let history = schemaVersion >= 7
+            ? "time, " + HistoryLog.writerColumns(identity: schemaVersion >= HistoryLog.identityVersion)
+            : "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
         // One statement reads the position's own entry (it must still be there, with the same
         // key) and everything after it.
         let statement = try database.statement("""
-            SELECT seq, key, time, \(HistoryLog.writerColumns(identity: identity))
+            SELECT seq, key, \(history)
             FROM defaults_changes WHERE seq >= ?1 ORDER BY seq
             """)
         defer { statement.reset() }
