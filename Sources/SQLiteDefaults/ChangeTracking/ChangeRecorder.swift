@@ -130,8 +130,6 @@ final class ChangeRecorder {
 
     /// The open transaction's writes so far, in order (for history's folding before COMMIT).
     var pendingWrites: [Write] { pending.writes }
-    /// The open transaction's change-log entries so far (for history's writer before COMMIT).
-    var pendingLogSequences: ClosedRange<Int64>? { pending.logSequences }
 
     /// The log entries of the statement just run (before ``statementSucceeded()`` is called
     /// for the next one): for a replicator that names their writer.

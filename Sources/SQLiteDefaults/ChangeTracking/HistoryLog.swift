@@ -1,15 +1,16 @@
 import CSQLiteDefaults
 import Foundation
 
-/// The history columns of the change log (`Migrations/0007_history.sql`): reading entries,
-/// naming the writer of this connection's entries (before each commit), folding a library transaction's writes of
-/// one key into one entry, and how long the log is kept.
+/// The history columns of the change log (`Migrations/0007_history.sql`, with the writer
+/// recorded by the triggers since `0008_writer_in_trigger.sql`): reading entries, naming the
+/// fleet's entries, folding a library transaction's writes of one key into one entry, and how
+/// long the log is kept.
 ///
 /// Stateless: every function takes the connection it works on, and is called only by the
 /// thread holding it.
 enum HistoryLog {
     /// TEXT and BLOB values up to this many bytes are kept whole; larger ones by size only.
-    /// The same number is written into the triggers of migration 0007.
+    /// The same number is written into the triggers of migrations 0007 and 0008.
     static let valueLimit = 16_384
     /// The number of changes kept when the file says nothing else.
     static let defaultKept = 10_000
@@ -53,7 +54,8 @@ enum HistoryLog {
                 SELECT \(columns) FROM defaults_changes
                 WHERE key = ?1 AND time IS NOT NULL AND superseded IS NULL ORDER BY seq DESC LIMIT ?2
                 """)
-            for key in Set(keys) {
+            // Distinct by bytes, as SQLite tells keys apart: two spellings of "é" are two keys.
+            for key in Set(keys.map(HashedKey.init)).map(\.name) {
                 try statement.bind(key, at: 1)
                 try statement.bind(Int64(limit), at: 2)
                 defer { statement.reset() }

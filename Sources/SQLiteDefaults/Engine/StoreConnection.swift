@@ -44,7 +44,7 @@ final class StoreConnection {
     private var commitStatement: Statement?
     private var beginReadStatement: Statement?
 
-    func kept(_ slot: inout Statement?, _ sql: String) throws -> Statement {
+    private func kept(_ slot: inout Statement?, _ sql: String) throws -> Statement {
         if let statement = slot { return statement }
         let statement = try database.statement(sql)
         slot = statement
@@ -299,7 +299,6 @@ final class StoreConnection {
         }
         return true
     }
-
 
     func rollback(to mark: ChangeRecorder.Mark) {
         transactionDepth -= 1

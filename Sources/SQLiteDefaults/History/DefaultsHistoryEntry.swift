@@ -34,7 +34,7 @@ public struct DefaultsHistoryEntry<Value: Sendable>: Sendable {
     ///   - date: when it was committed.
     ///   - value: the value written, `nil` when removed.
     ///   - writer: who made it.
-    ///   - isRemoved: whether the row was removed (defaults to `value == nil`).
+    ///   - isRemoved: whether the row was removed (defaults to `value == nil` with no `omittedByteCount`).
     ///   - omittedByteCount: the size of a value too large to keep.
     public init(sequence: Int64, key: String, date: Date, value: Value?, writer: DefaultsWriter,
                 isRemoved: Bool? = nil, omittedByteCount: Int? = nil) {

@@ -39,7 +39,7 @@ extension DefaultsStore {
         /// ```
         public var externalChangeDetection: ExternalChangeDetection = .automatic
         /// Where the store reports its swift-metrics — commits, changes made by other
-        /// connections, and how long the monitor's looks take (names in the "Serving" article):
+        /// connections, and how long the monitor's looks take (names in the "Configuration, lifecycle and the example server" article):
         /// nil, the default, uses `MetricsSystem.factory` as it is when the store opens (which
         /// records nothing until the application bootstraps a backend).
         ///
