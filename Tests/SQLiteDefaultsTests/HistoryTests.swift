@@ -43,6 +43,17 @@ struct HistoryTests {
         #expect(entry.date.timeIntervalSince1970 <= (after.timeIntervalSince1970 * 1000).rounded(.up) / 1000)
     }
 
+    @Test func twoSpellingsOfAKeyAreTwoHistories() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"  // equal as Swift strings, two rows in SQLite
+        try store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(composed))
+        try store.set(.integer(2), for: DefaultsKey<SQLiteValue?>(decomposed))
+        let entries = try store.history(keys: [composed, decomposed])
+        #expect(entries.count == 2)
+        #expect(Set(entries.map { Array($0.key.utf8) }) == [Array(composed.utf8), Array(decomposed.utf8)])
+    }
+
     @Test func newestFirstWithLimitAndKeys() throws {
         let store = try DefaultsStore.inMemory()
         for value in 1...5 { try store.set(value, for: timeout) }
