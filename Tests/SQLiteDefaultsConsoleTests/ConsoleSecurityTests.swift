@@ -137,6 +137,26 @@ struct ConsoleSecurityTests {
         #expect(try fixture.stored("k") == nil)
     }
 
+    @Test("A chunked body over 1 MiB (no Content-Length to refuse early) is 413 {\"error\"} with the security headers; nothing is written")
+    func chunkedBodyTooLarge() async throws {
+        let fixture = try ConsoleFixture()
+        try await fixture.app.test(.live) { client in
+            let port = try #require(client.port)
+            let response = try await onOwnThread { () throws -> RawHTTPConnection.Response in
+                let connection = try RawHTTPConnection(port: port)
+                let chunk = Data(#"{"value": ""#.utf8) + Data(repeating: UInt8(ascii: "x"), count: 1 << 20) + Data(#""}"#.utf8)
+                let head = "PUT /api/keys/k HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                try connection.write(Data(head.utf8) + Data((String(chunk.count, radix: 16) + "\r\n").utf8) + chunk + Data("\r\n0\r\n\r\n".utf8))
+                return try connection.response(timeout: .seconds(60))
+            }
+            #expect(response.status == 413)
+            #expect(response.text.contains(#""error""#), "\(response.text)")
+            #expect(response.header("Content-Security-Policy")?.contains("default-src 'none'") == true)
+        }
+        #expect(try fixture.stored("k") == nil)
+    }
+
     @Test("Every response, refusals included, carries a CSP without inline script, nosniff and no referrer")
     func securityHeaders() async throws {
         let fixture = try Self.secured()

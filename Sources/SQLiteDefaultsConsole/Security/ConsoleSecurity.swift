@@ -26,7 +26,16 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
     static var cookieName: String { "sqlitedefaults_console" }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await check(request, context: context, next: next)
+        var response: Response
+        do {
+            response = try await check(request, context: context, next: next)
+        } catch let error as any HTTPResponseError {
+            // A refusal thrown below (a chunked body over the limit, which no Content-Length
+            // announced) is answered like the others: `{"error"}`, with the headers below.
+            let message = error.status == .contentTooLarge
+                ? "the body is over \(configuration.maximumBodySize) bytes" : error.status.reasonPhrase
+            response = Self.refusal(error.status, message)
+        }
         Self.addSecurityHeaders(to: &response.headers)
         return response
     }
