@@ -206,6 +206,12 @@ struct LocalReplica: Sendable {
                 inTable.insert(row.key)
                 let known = try shadow(of: row.key, in: transaction)
                 if let known, known.version == row.version, SQLiteValue.isSameRow(known.value, row.value) { continue }
+                // A row refused here before (``keepsLocal``: the shadow holds the local value at the
+                // row's version) and refused still: not something the table forgot. Taking its value
+                // into the shadow would make the local value look unpushed, and push it over the peer's.
+                if let known, known.version == row.version, let value = row.value,
+                   SQLiteValue.isSameRow(known.value, try transaction.row(row.key)),
+                   try transaction.refusal(of: value, for: row.key) != nil { continue }
                 if known.map({ row.version > $0.version }) ?? true {
                     let local = try transaction.row(row.key)
                     let isPending = !SQLiteValue.isSameRow(local, known?.value)

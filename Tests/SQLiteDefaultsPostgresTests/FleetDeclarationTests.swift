@@ -32,6 +32,14 @@ struct FleetDeclarationTests {
         #expect(store[DefaultsKey<String>("name", default: "")] == "Ada")  // the sync went on
         #expect(try replica.pending(among: nil).isEmpty)  // the local value is not pushed over the peer's
         #expect(try replica.isInStep(with: ["timeout": 2, "name": 3], position: 3))
+        // Joining the table again (a reconnect) finds the refused row where it was: still refused,
+        // still not pushed over the peer's, and not reported again.
+        _ = try replica.rejoin([FleetRow(key: "timeout", value: .text("45s"), version: 2),
+                                FleetRow(key: "name", value: .text("Ada"), version: 3)],
+                               identity: "fleet-a", forgettingShadows: false) { key, _ in refused.append(key) }
+        #expect(refused == ["timeout"])
+        #expect(store[timeout] == 40)
+        #expect(try replica.pending(among: nil).isEmpty)
 
         // A later row that fits applies as usual.
         try replica.apply([FleetRow(key: "timeout", value: .integer(50), version: 4)],
