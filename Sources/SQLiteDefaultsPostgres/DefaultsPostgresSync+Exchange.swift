@@ -7,16 +7,35 @@ extension DefaultsPostgresSync {
     /// had reached), and fetches that back. Returns the new position.
     func rejoin(_ link: SessionLink, floor: Int64, forgettingShadows: Bool, book: inout SessionBook) async throws -> Int64 {
         let rows = try await timed(on: link.connection) { try await link.fleet.changes(after: 0, on: link.connection) }
-        let position = try link.replica.rejoin(rows, identity: link.identity, forgettingShadows: forgettingShadows,
-                                               onRefused: logRefusal)
+        var refusals: [(key: String, reason: String)] = []
+        let position = try link.replica.rejoin(rows, identity: link.identity, forgettingShadows: forgettingShadows) {
+            refusals.append(($0, $1))
+        }
+        reportRefusals(refusals)
         _ = try await push(among: nil, link, book: &book, floor: floor)
         return try await fetch(after: position, link, book: &book)
     }
 
-    /// Says once, for each row the local declarations refuse, that the local value stays.
-    func logRefusal(key: String, reason: String) {
-        logger.warning("fleet sync: a row from PostgreSQL was not applied, the local value stays: \(reason)",
-                       metadata: ["key": "\(key)"])
+    /// Applies `rows` (see ``LocalReplica/apply(_:identity:position:asNewMember:onRefused:)``),
+    /// then reports the rows the local declarations refused and counts the rest as applied.
+    func apply(_ rows: [FleetRow], _ link: SessionLink, position: Int64, asNewMember: Bool, committedMicroseconds: Int64?) throws {
+        var refusals: [(key: String, reason: String)] = []
+        try link.replica.apply(rows, identity: link.identity, position: position, asNewMember: asNewMember) {
+            refusals.append(($0, $1))
+        }
+        reportRefusals(refusals)
+        metrics.applied(rows.count - refusals.count, committedMicroseconds: committedMicroseconds)
+    }
+
+    /// Says, for each row the local declarations refused, that the local value stays, and
+    /// counts them. After the transaction committed: a rolled-back one is tried again, and
+    /// must not have said so twice.
+    private func reportRefusals(_ refusals: [(key: String, reason: String)]) {
+        for refusal in refusals {
+            logger.warning("fleet sync: a row from PostgreSQL was not applied, the local value stays: \(refusal.reason)",
+                           metadata: ["key": "\(refusal.key)"])
+        }
+        metrics.refused(refusals.count)
     }
 
     /// Fetches the rows after `position` and applies them; returns the new position.
@@ -39,9 +58,7 @@ extension DefaultsPostgresSync {
             book.pushed = book.pushed.filter { $0 > last.version }
             return last.version
         }
-        try link.replica.apply(rows, identity: link.identity, position: last.version, asNewMember: asNewMember,
-                               onRefused: logRefusal)
-        metrics.applied(rows.count, committedMicroseconds: nil)
+        try apply(rows, link, position: last.version, asNewMember: asNewMember, committedMicroseconds: nil)
         book.pushed = book.pushed.filter { $0 > last.version }
         return last.version
     }

@@ -135,8 +135,7 @@ extension DefaultsPostgresSync {
         // Only this session's own pushes: the file already holds them; the position moves in
         // memory and is written with the next real apply.
         guard !rows.isEmpty else { return reached }
-        try link.replica.apply(rows, identity: link.identity, position: reached, asNewMember: false, onRefused: logRefusal)
-        metrics.applied(rows.count, committedMicroseconds: newest)
+        try apply(rows, link, position: reached, asNewMember: false, committedMicroseconds: newest)
         return reached
     }
 }
