@@ -44,7 +44,7 @@ struct BrowserTests {
         try browser.clear(timeoutEditor)
         try browser.type(timeoutEditor, "45")
         try browser.click(try #require(try browser.find(timeout + " [data-role=save]")))
-        #expect(await waitUntil(timeout: .seconds(10)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("timeout"))) == .integer(45) })
+        #expect(await waitUntil(timeout: .seconds(60)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("timeout"))) == .integer(45) })
 
         // Every key is shown, found by its exact name.
         let count = try await browser.waitFor(Self.row("count"))
@@ -64,12 +64,12 @@ struct BrowserTests {
         try browser.clear(editor)
         try browser.type(editor, "41")
         try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=save]")))
-        #expect(await waitUntil(timeout: .seconds(10)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("count"))) == .integer(41) })
+        #expect(await waitUntil(timeout: .seconds(60)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("count"))) == .integer(41) })
         _ = count
 
         // The last change is read from the history: its time and writer (this library, in `prefs serve`).
         let changed = try #require(try browser.find(Self.row("count") + " [data-role=changed]"))
-        #expect(await waitUntil(timeout: .seconds(10)) { (try? browser.text(changed))?.contains("library prefs") == true },
+        #expect(await waitUntil(timeout: .seconds(60)) { (try? browser.text(changed))?.contains("library prefs") == true },
                 "last change: \((try? browser.text(changed)) ?? "")")
 
         // The key's history is one click away: its entries, newest first, and a chart of its values.
@@ -88,7 +88,7 @@ struct BrowserTests {
         #expect(write.status == 0, "\(write.error)")
         let written = ContinuousClock.now
         let valueCell = try #require(try browser.find(Self.row("name") + " [data-role=value]"))
-        let shown = await waitUntil(timeout: .seconds(10)) { (try? browser.text(valueCell)) == "Grace" }
+        let shown = await waitUntil(timeout: .seconds(60)) { (try? browser.text(valueCell)) == "Grace" }
         let elapsed = ContinuousClock.now - written
         #expect(shown)
         // The contract's "within a second" is the page's design (an event stream, no polling);
@@ -121,7 +121,7 @@ struct BrowserTests {
         // Usable on a phone: at 390 px wide nothing overflows sideways, and a row can still be
         // edited and saved.
         try browser.setWindowSize(width: 390, height: 844)
-        #expect(await waitUntil(timeout: .seconds(10)) {
+        #expect(await waitUntil(timeout: .seconds(60)) {
             (try? browser.script("return document.documentElement.scrollWidth <= window.innerWidth + 1") as? Bool) == true
         }, "the page scrolls sideways at phone width")
         try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=edit]")))
@@ -130,7 +130,7 @@ struct BrowserTests {
         try browser.clear(phoneEditor)
         try browser.type(phoneEditor, "43")
         try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=save]")))
-        #expect(await waitUntil(timeout: .seconds(10)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("count"))) == .integer(43) })
+        #expect(await waitUntil(timeout: .seconds(60)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("count"))) == .integer(43) })
         if let shot = ProcessInfo.processInfo.environment["SQLITEDEFAULTS_CONSOLE_PHONE_SCREENSHOT"] {
             try browser.screenshot().write(to: URL(fileURLWithPath: shot))
         }

@@ -83,7 +83,7 @@ final class WebDriver {
     }
 
     /// Waits for an element matching `selector`.
-    func waitFor(_ selector: String, timeout: Duration = .seconds(15)) async throws -> String {
+    func waitFor(_ selector: String, timeout: Duration = .seconds(60)) async throws -> String {
         var found: String?
         _ = await waitUntil(timeout: timeout) { found = try? self.find(selector); return found != nil }
         return try Self.require(found, "no element matches \(selector)")
