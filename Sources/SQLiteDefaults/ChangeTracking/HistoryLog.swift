@@ -210,20 +210,56 @@ enum HistoryLog {
 
     /// Deletes entries older than the newest `kept` changes (superseded entries and entries
     /// from before 0007 are not counted as changes, so at least `kept` changes stay).
+    ///
+    /// Reads no entry: numbers have no holes (`Migrations/0009_prune_without_scan.sql`), so the
+    /// newest `kept` rows start at `max(seq) - kept + 1`, and each superseded row among them
+    /// (counted in `defaults_changes_superseded`) moves the start one further back. Its cost is
+    /// the rows it deletes, whatever the length kept.
     static func prune(keeping kept: Int, database: Database) throws {
-        let cutoff = try database.statement("""
-            SELECT seq FROM defaults_changes WHERE superseded IS NULL ORDER BY seq DESC LIMIT 1 OFFSET ?1
-            """)
-        try cutoff.bind(Int64(kept - 1), at: 1)
-        let oldestKept: Int64
+        // One transaction, so the window and the deletes see the same log.
+        try database.execute("BEGIN IMMEDIATE")
         do {
-            defer { cutoff.reset() }
-            guard try cutoff.step() else { return }
-            oldestKept = cutoff.int64(at: 0)
+            if let oldestKept = try oldestKept(keeping: kept, database: database) {
+                for table in ["defaults_changes", "defaults_changes_superseded"] {
+                    let delete = try database.statement("DELETE FROM \(table) WHERE seq < ?1")
+                    defer { delete.reset() }
+                    try delete.bind(oldestKept, at: 1)
+                    _ = try delete.step()
+                }
+            }
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            throw error
         }
-        let delete = try database.statement("DELETE FROM defaults_changes WHERE seq < ?1")
-        defer { delete.reset() }
-        try delete.bind(oldestKept, at: 1)
-        _ = try delete.step()
     }
+
+    /// The number of the oldest entry a prune keeps; nil when the log is empty.
+    private static func oldestKept(keeping kept: Int, database: Database) throws -> Int64? {
+        let newest = try database.statement("SELECT max(seq) FROM defaults_changes")
+        let last: Int64
+        do {
+            defer { newest.reset() }
+            guard try newest.step(), sqlite3_column_type(newest.handle, 0) != SQLITE_NULL else { return nil }
+            last = newest.int64(at: 0)
+        }
+        let superseded = try database.statement(supersededSinceSQL)
+        var oldestKept = last - Int64(kept) + 1
+        // Each round widens the window by the superseded rows found in it; it stops when the
+        // window holds `kept` rows that are not superseded (or reaches past the oldest entry).
+        while true {
+            try superseded.bind(oldestKept, at: 1)
+            let count: Int64
+            do {
+                defer { superseded.reset() }
+                count = try superseded.step() ? superseded.int64(at: 0) : 0
+            }
+            let widened = last - Int64(kept) + 1 - count
+            guard widened < oldestKept else { return oldestKept }
+            oldestKept = widened
+        }
+    }
+
+    /// Counts the superseded entries from `?1` on (a range of `defaults_changes_superseded`).
+    static let supersededSinceSQL = "SELECT count(*) FROM defaults_changes_superseded WHERE seq >= ?1"
 }
