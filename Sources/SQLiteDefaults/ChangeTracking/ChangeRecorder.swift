@@ -17,9 +17,13 @@ final class ChangeRecorder {
     /// One row written by a statement: the key, the value stored (`nil`: deleted), and the
     /// change-log entries its triggers added (history folds a key's repeated writes by them).
     struct Write {
-        let key: String
+        /// The key with its hash, made once by the caller (a `DefaultsKey` carries it): the
+        /// transaction's fold, the cache and the observers look it up without hashing again.
+        let hashedKey: HashedKey
         let value: SQLiteValue?
         var sequences: ClosedRange<Int64>? = nil
+
+        var key: String { hashedKey.name }
     }
 
     /// What a transaction changed.
@@ -47,12 +51,12 @@ final class ChangeRecorder {
             guard writes.count > 1 else { return writes }
             // By bytes, as SQLite tells keys apart (``HashedKey``), not by `String` equality.
             var lastWrite = [HashedKey: Int](minimumCapacity: writes.count)
-            for (index, write) in writes.enumerated() { lastWrite[HashedKey(write.key)] = index }
+            for (index, write) in writes.enumerated() { lastWrite[write.hashedKey] = index }
             if lastWrite.count == writes.count { return writes }
             var result: [Write] = []
             result.reserveCapacity(lastWrite.count)
             for write in writes {
-                guard let last = lastWrite.removeValue(forKey: HashedKey(write.key)) else { continue }
+                guard let last = lastWrite.removeValue(forKey: write.hashedKey) else { continue }
                 result.append(writes[last])
             }
             return result
@@ -67,7 +71,7 @@ final class ChangeRecorder {
         let lastLoggedKey: String?
     }
 
-    private var statementKey: String?
+    private var statementKey: HashedKey?
     private var statementValue: SQLiteValue?
     private var statementChangedRow = false
     private var statementSequences: ClosedRange<Int64>?
@@ -99,7 +103,7 @@ final class ChangeRecorder {
     }
 
     /// Called before stepping a write statement for `key`.
-    func begin(key: String, value: SQLiteValue?) {
+    func begin(key: HashedKey, value: SQLiteValue?) {
         statementKey = key
         statementValue = value
         statementChangedRow = false
@@ -111,9 +115,9 @@ final class ChangeRecorder {
     /// Called after the statement succeeded: its change joins the transaction's.
     func statementSucceeded() {
         if statementChangedRow, let key = statementKey {
-            pending.writes.append(Write(key: key, value: statementValue, sequences: statementSequences))
+            pending.writes.append(Write(hashedKey: key, value: statementValue, sequences: statementSequences))
         }
-        if let sequences = statementSequences { pending.log(sequences, key: statementKey) }
+        if let sequences = statementSequences { pending.log(sequences, key: statementKey?.name) }
         lastStatementSequences = statementSequences
         statementKey = nil
         statementValue = nil

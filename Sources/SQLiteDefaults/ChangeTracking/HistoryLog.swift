@@ -143,7 +143,7 @@ enum HistoryLog {
         var firstSequence = [HashedKey: Int64]()
         var repeated = false
         for (index, write) in writes.enumerated() {
-            let key = HashedKey(write.key)
+            let key = write.hashedKey
             if lastIndex.updateValue(index, forKey: key) != nil { repeated = true }
             if firstSequence[key] == nil, let first = write.sequences?.lowerBound { firstSequence[key] = first }
         }
@@ -156,9 +156,9 @@ enum HistoryLog {
             _ = try mark.step()
         }
         var counts = [HashedKey: Int]()
-        for write in writes { counts[HashedKey(write.key), default: 0] += 1 }
+        for write in writes { counts[write.hashedKey, default: 0] += 1 }
         for (index, write) in writes.enumerated() {
-            let key = HashedKey(write.key)
+            let key = write.hashedKey
             guard counts[key, default: 0] > 1, let sequences = write.sequences else { continue }
             if lastIndex[key] != index {
                 try supersede(sequences)

@@ -40,8 +40,8 @@ extension DefaultsStore {
             if let stored = try connection.read(old.name) {
                 let converted = try convert(try core.decode(stored, for: old))
                 let row = try core.encode(converted, for: new)
-                if old.name != new.name { try core.writeRow(old.name, nil, on: connection) }
-                try core.writeRow(new.name, row, on: connection)
+                if old.name != new.name { try core.writeRow(old.hashedName, nil, on: connection) }
+                try core.writeRow(new.hashedName, row, on: connection)
             }
             try StoreEngine.checkStoredValue(declaration, on: connection)
             try connection.upsert(declaration)

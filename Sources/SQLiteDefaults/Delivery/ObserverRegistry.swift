@@ -55,8 +55,8 @@ final class ObserverRegistry: Sendable {
     }
 
     /// Whether a change of `key` would reach anyone.
-    func isObserved(_ key: String) -> Bool {
-        state.withLock { !$0.everyKey.isEmpty || $0.byKey[HashedKey(key)] != nil }
+    func isObserved(_ key: HashedKey) -> Bool {
+        state.withLock { !$0.everyKey.isEmpty || $0.byKey[key] != nil }
     }
 
     /// The writes of keys that someone observes, in the order given. One lock for all.
@@ -64,7 +64,7 @@ final class ObserverRegistry: Sendable {
         state.withLock { state in
             if !state.everyKey.isEmpty { return writes }
             if state.byKey.isEmpty { return [] }
-            return writes.filter { state.byKey[HashedKey($0.key)] != nil }
+            return writes.filter { state.byKey[$0.hashedKey] != nil }
         }
     }
 

@@ -202,7 +202,7 @@ final class StoreConnection {
         for row in found {
             try delete.bind(row.rowid, at: 1)
             defer { delete.reset() }
-            try step(delete, key: row.key, value: nil)
+            try step(delete, key: HashedKey(row.key), value: nil)
         }
     }
 
@@ -211,7 +211,7 @@ final class StoreConnection {
     /// The upsert leaves the row alone when it already holds this exact value (same
     /// storage class too), so rewriting a value fires no hook and logs nothing. A REAL zero is
     /// always written: SQL compares -0.0 and 0.0 as equal, and a change of sign must land.
-    func write(_ key: String, _ value: SQLiteValue?) throws {
+    func write(_ key: HashedKey, _ value: SQLiteValue?) throws {
         if let aborted = transactionAborted { throw aborted }
         let statement: Statement
         if value != nil {
@@ -227,14 +227,14 @@ final class StoreConnection {
         // On its own, the write is an autocommit statement: the change log's trigger records
         // this process as its writer in the same statement (WriterIdentity), so nothing has to
         // run between it and its commit.
-        try statement.withBorrowedText(key, at: 1) {
+        try statement.withBorrowedText(key.name, at: 1) {
             guard let value else { return try step(statement, key: key, value: nil) }
             try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
         }
     }
 
     /// Steps a bound write statement, recording its change for delivery after the commit.
-    private func step(_ statement: Statement, key: String, value: SQLiteValue?) throws {
+    private func step(_ statement: Statement, key: HashedKey, value: SQLiteValue?) throws {
         recorder.begin(key: key, value: value)
         // Outside a transaction a write that meets a busy database after the busy timeout, or a
         // stale WAL snapshot, changed nothing: retrying it is safe.

@@ -91,8 +91,8 @@ extension StoreEngine {
         }
         for entry in entries {
             let key = HashedKey(entry.key)
-            if applied.insert(key).inserted, cache.contains(key) || registry.isObserved(entry.key) {
-                try refresh(entry.key, connection: connection, writer: newestWriter[key] ?? entry.writer)
+            if applied.insert(key).inserted, cache.contains(key) || registry.isObserved(key) {
+                try refresh(key, connection: connection, writer: newestWriter[key] ?? entry.writer)
             }
             log.advance(past: entry)
         }
@@ -105,7 +105,7 @@ extension StoreEngine {
         if cache.isComplete || registry.observesEveryKey {
             keys.formUnion(try connection.keys().map(HashedKey.init))
         }
-        for key in keys.map(\.name).sorted() {
+        for key in keys.sorted(by: { $0.name < $1.name }) {
             try refresh(key, connection: connection, writer: nil)
         }
     }
@@ -114,20 +114,21 @@ extension StoreEngine {
     /// saw, updates the cache and queues the change. A row this store cannot read (larger than
     /// its `maximumValueLength`) is dropped from the cache, so reads report why, and does not
     /// hold up the keys after it.
-    private func refresh(_ key: String, connection: StoreConnection, writer: DefaultsWriter?) throws {
+    private func refresh(_ hashed: HashedKey, connection: StoreConnection, writer: DefaultsWriter?) throws {
+        let key = hashed.name
         let value: SQLiteValue?
         do {
             value = try connection.read(key)
         } catch let error as DefaultsError where error.code == .valueTooLarge {
-            cache.markUnreadable(HashedKey(key))
+            cache.markUnreadable(hashed)
             configuration.logger.debug("SQLiteDefaults: a row changed by another connection is too large to read",
                                        metadata: ["key": "\(key)", "limit": "\(configuration.maximumValueLength)"])
             return
         }
-        let previous = cache.update(HashedKey(key), stored: value)
+        let previous = cache.update(hashed, stored: value)
         if case .some(let old) = previous, SQLiteValue.isSameRow(old, value) { return }
         metrics.externalChanges.increment()
-        if registry.isObserved(key) {
+        if registry.isObserved(hashed) {
             delivery.enqueue(.init(key: key, value: value, origin: .external, writer: writer))
         }
     }

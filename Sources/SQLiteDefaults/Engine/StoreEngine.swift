@@ -203,12 +203,12 @@ final class StoreEngine: Sendable {
 
     func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
         let row = try encode(value, for: key)
-        try write(key.name, row)
+        try write(key.hashedName, row)
     }
 
     func remove(_ key: String) throws {
         try Self.validate(key)
-        try write(key, nil)
+        try write(HashedKey(key), nil)
     }
 
     /// Deletes every row in one transaction; observers hear each key removed.
@@ -216,7 +216,7 @@ final class StoreEngine: Sendable {
 
     /// Writes (or, for `nil`, deletes) one row, in the open transaction or as its own commit,
     /// then delivers the change.
-    func write(_ key: String, _ row: SQLiteValue?) throws {
+    func write(_ key: HashedKey, _ row: SQLiteValue?) throws {
         try withConnection { connection in
             try writeRow(key, row, on: connection)
             if connection.transactionDepth == 0 { publishCommitted(connection) }
@@ -225,11 +225,11 @@ final class StoreEngine: Sendable {
     }
 
     /// Every write of every API ends here (a replicator's too, through `ReplicaTransaction`).
-    func writeRow(_ key: String, _ row: SQLiteValue?, on connection: StoreConnection) throws {
+    func writeRow(_ key: HashedKey, _ row: SQLiteValue?, on connection: StoreConnection) throws {
         do {
             try connection.write(key, row)
         } catch let error as DefaultsError {
-            throw error.naming(key: key)
+            throw error.naming(key: key.name)
         }
     }
 
@@ -266,7 +266,7 @@ final class StoreEngine: Sendable {
                 value = key.defaultValue
             }
             let result = try body(&value)
-            try writeRow(key.name, try encode(value, for: key), on: connection)
+            try writeRow(key.hashedName, try encode(value, for: key), on: connection)
             return result
         }
     }
@@ -284,10 +284,10 @@ final class StoreEngine: Sendable {
             if changes.writes.count == 1 {
                 // The autocommit `set`: no batch to build.
                 let write = changes.writes[0]
-                let previous = cache.update(HashedKey(write.key), stored: write.value)
+                let previous = cache.update(write.hashedKey, stored: write.value)
                 if write.value == nil { pruneTombstones() }
                 if case .some(let old) = previous, SQLiteValue.isSameRow(old, write.value) { return }
-                if registry.isObserved(write.key) {
+                if registry.isObserved(write.hashedKey) {
                     delivery.enqueue(.init(key: write.key, value: write.value, origin: origin, writer: writer(of: write.key, on: connection)))
                 }
             } else if !changes.writes.isEmpty {

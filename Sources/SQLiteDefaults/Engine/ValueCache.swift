@@ -103,7 +103,7 @@ final class ValueCache: Sendable {
             var changed: [ChangeRecorder.Write] = []
             changed.reserveCapacity(writes.count)
             for write in writes {
-                if case .some(let previous) = Self.update(&state, HashedKey(write.key), write.value),
+                if case .some(let previous) = Self.update(&state, write.hashedKey, write.value),
                    SQLiteValue.isSameRow(previous, write.value) { continue }
                 changed.append(write)
             }

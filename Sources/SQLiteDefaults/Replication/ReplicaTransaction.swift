@@ -45,10 +45,11 @@ package final class ReplicaTransaction {
             throw DefaultsError(.misuse, "a replicator wrote inside a read transaction")
         }
         try StoreEngine.validate(key)
-        try engine.writeRow(key, value, on: connection)
+        let hashed = HashedKey(key)
+        try engine.writeRow(hashed, value, on: connection)
         if let writer, let sequences = connection.recorder.lastStatementSequences {
             try HistoryLog.stamp(sequences, writer: writer, database: connection.database)
-            connection.replicaWriters[HashedKey(key)] = writer
+            connection.replicaWriters[hashed] = writer
         }
     }
 
