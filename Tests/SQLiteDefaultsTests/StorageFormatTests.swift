@@ -74,4 +74,27 @@ struct StorageFormatTests {
         #expect(try sqlite3(directory.database, "PRAGMA journal_mode") == "wal")
         #expect(try sqlite3(directory.database, "SELECT rowid FROM defaults LIMIT 1") == "")
     }
+
+    /// A file the library creates has 2,048-byte pages: a commit's two `-wal` frames cost half.
+    @Test func aNewFileHasSmallPages() throws {
+        let store = try DefaultsStore(path: directory.database)
+        try store.set("Ann", for: .name)
+        #expect(try sqlite3(directory.database, "PRAGMA page_size") == "2048")
+        #expect(try sqlite3(directory.database, "PRAGMA integrity_check") == "ok")
+    }
+
+    /// A file made elsewhere keeps its page size (SQLite changes it only on a file with no
+    /// pages), and works as any other: here a version-1 file the `sqlite3` shell wrote with
+    /// SQLite's default size, and one with 65,536-byte pages.
+    @Test(arguments: [4_096, 65_536])
+    func anExistingFileKeepsItsPageSize(pageSize: Int) throws {
+        try sqlite3(directory.database, "PRAGMA page_size = \(pageSize); CREATE TABLE defaults(key TEXT NOT NULL UNIQUE, value); INSERT INTO defaults VALUES ('name', 'Old'); PRAGMA user_version = 1;")
+        let store = try DefaultsStore(path: directory.database)
+        #expect(store[.name] == "Old")
+        try store.set("New", for: .name)
+        let history = try store.history(for: .name)
+        #expect(history.first?.value == "New")
+        #expect(try sqlite3(directory.database, "PRAGMA page_size") == "\(pageSize)")
+        #expect(try DefaultsStore(path: directory.database)[.name] == "New")
+    }
 }

@@ -1,5 +1,6 @@
 import CSQLiteBench
 import Foundation
+import SQLiteDefaults
 
 /// The floor we compare ourselves to: SQLite through its C API, the way a careful program
 /// would use it — WAL, `synchronous=NORMAL`, the library's own schema (the same migration
@@ -25,8 +26,13 @@ public final class RawSQLite {
     private var hookBox: Unmanaged<HookBox>?
     private var dataVersionStatement: OpaquePointer?
 
-    /// Opens (creating) `path`; a new file gets `schema`.
-    public init(path: String, schema: Schema = .library) throws {
+    /// The page size the library gives a file it creates (`StoreOpener.newFilePageSize`):
+    /// the floor with the library's schema is a file the library would make.
+    public static let libraryPageSize = 2_048
+
+    /// Opens (creating) `path`; a new file gets `schema`, and pages of `pageSize` bytes
+    /// (nil: the library's for `.library`, SQLite's default, 4,096, for a bare table).
+    public init(path: String, schema: Schema = .library, pageSize: Int? = nil) throws {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
@@ -34,6 +40,10 @@ public final class RawSQLite {
         }
         self.handle = handle
         sqlite3_busy_timeout(handle, 10_000)
+        if schema == .library { try Self.recordWriters(handle) }
+        if let pageSize = pageSize ?? (schema == .library ? Self.libraryPageSize : nil) {
+            try Self.execute(handle, "PRAGMA page_size = \(pageSize)")
+        }
         try Self.execute(handle, "PRAGMA journal_mode = WAL")
         try Self.execute(handle, "PRAGMA synchronous = NORMAL")
         switch schema {
@@ -172,6 +182,30 @@ public final class RawSQLite {
         }
         return statement
     }
+
+    /// With the library's schema, the floor records a writer in each change-log entry as the
+    /// library does: its triggers store what `sqlite_source_id()` answers when it is a JSON
+    /// object, and every connection of the library answers with its process's identity
+    /// (`WriterIdentity`). Without this the floor's entries would be about 60 bytes smaller
+    /// than the library's, and a transaction of 100 keys would write fewer pages.
+    private static func recordWriters(_ handle: OpaquePointer) throws {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        let code = sqlite3_create_function_v2(handle, "sqlite_source_id", 0, flags, nil, { context, _, _ in
+            sqlite3_result_text(context, RawSQLite.writerIdentity, -1, nil)  // static: never freed
+        }, nil, nil, nil)
+        guard code == SQLITE_OK else { throw BenchmarkFailure("cannot override sqlite_source_id()") }
+    }
+
+    /// This process's identity, in the shape the library records (`DefaultsWriter.current`).
+    // Written once, before any connection reads it, and never changed or freed.
+    nonisolated(unsafe) private static let writerIdentity: UnsafeMutablePointer<CChar> = {
+        struct Identity: Encodable { let pid: Int32?, program: String?, user: String?, host: String? }
+        let writer = DefaultsWriter.current
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(Identity(pid: writer.pid, program: writer.program, user: writer.user, host: writer.host))) ?? Data("{}".utf8)
+        return strdup(String(decoding: data, as: UTF8.self))
+    }()
 
     static func execute(_ handle: OpaquePointer, _ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?

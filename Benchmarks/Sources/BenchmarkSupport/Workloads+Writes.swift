@@ -82,12 +82,16 @@ extension Workloads {
     /// The reference a user would write by hand: raw SQLite on a bare table (no triggers, no
     /// change log), the same prepared upsert. Next to `setInt(.raw)` it shows what the
     /// library's schema costs by itself; next to the library, what the whole package costs.
-    public static func setIntBare() throws -> Workload {
+    ///
+    /// With `pageSize`, the same table in a file with pages of that size: at the library's
+    /// size it shows what the schema costs apart from the page size the library chose.
+    public static func setIntBare(pageSize: Int? = nil) throws -> Workload {
         let keyName = BenchKeys.int.name
         var counter = 0
         let directory = try TemporaryDirectory("set-bare")
-        let raw = try RawSQLite(path: directory.file("bare.sqlite"), schema: .bare)
-        return Workload("set Int · raw SQLite, bare table", keep: [raw, directory]) { count in
+        let raw = try RawSQLite(path: directory.file("bare.sqlite"), schema: .bare, pageSize: pageSize)
+        let name = "set Int · raw SQLite, bare table" + (pageSize.map { ", \($0)-byte pages" } ?? "")
+        return Workload(name, keep: [raw, directory]) { count in
             for _ in 0..<count {
                 counter += 1
                 try raw.set(counter, for: keyName)

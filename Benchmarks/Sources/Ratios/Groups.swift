@@ -48,6 +48,7 @@ enum Groups {
     static func set(_ harness: Harness) throws {
         let r = try harness.run("set", [
             { try Workloads.setInt(.defaults) }, { try Workloads.setInt(.raw) }, { try Workloads.setIntBare() },
+            { try Workloads.setIntBare(pageSize: RawSQLite.libraryPageSize) },
             { try Workloads.setIntWithoutMonitor() }, { try Workloads.setIntDeclared() },
             { try Workloads.setString(.defaults) }, { try Workloads.setString(.raw) },
             { try Workloads.setCodable(.defaults) }, { try Workloads.setCodable(.raw) },
@@ -61,6 +62,12 @@ enum Groups {
         ratio("set Int, autocommit: SQLiteDefaults / bare-table upsert", r, "set Int · SQLiteDefaults", "set Int · raw SQLite, bare table", limit: 1.8)
         // What the library's schema (change log, triggers) costs by itself, library code aside.
         ratio("  diagnosis: raw SQLite same schema / bare table", r, "set Int · raw SQLite", "set Int · raw SQLite, bare table")
+        // The library makes files with 2,048-byte pages (the bare table has SQLite's 4,096): the
+        // same comparison with the page size set aside, and what the page size alone buys.
+        let smallPages = "set Int · raw SQLite, bare table, \(RawSQLite.libraryPageSize)-byte pages"
+        ratio("  diagnosis: SQLiteDefaults / bare table with the library's \(RawSQLite.libraryPageSize)-byte pages", r, "set Int · SQLiteDefaults", smallPages)
+        ratio("  diagnosis: raw SQLite same schema / bare table with the library's pages", r, "set Int · raw SQLite", smallPages)
+        ratio("  diagnosis: bare table, \(RawSQLite.libraryPageSize)-byte pages / SQLite's default 4,096", r, smallPages, "set Int · raw SQLite, bare table")
         ratio("set Int with the external monitor on / off", r, "set Int · SQLiteDefaults", "set Int · SQLiteDefaults, no external monitor", limit: 1.1)
         ratio("  diagnosis: set Int with externalChangeDetection = .off / raw SQLite", r, "set Int · SQLiteDefaults, no external monitor", "set Int · raw SQLite")
         ratio("set Int of a declared key (10,000 declared) / of an undeclared key", r,
