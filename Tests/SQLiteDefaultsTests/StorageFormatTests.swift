@@ -97,4 +97,35 @@ struct StorageFormatTests {
         #expect(try sqlite3(directory.database, "PRAGMA page_size") == "\(pageSize)")
         #expect(try DefaultsStore(path: directory.database)[.name] == "New")
     }
+
+    /// SQLite's backup API (`sqlite3 .restore`) refuses to copy a database of another page size
+    /// into a file in WAL mode: a backup of a file made with SQLite's default 4,096-byte pages is
+    /// refused and changes nothing; converted with `VACUUM`, it restores, and the store hears it.
+    @Test func aBackupOfAnotherPageSizeIsRefusedByRestoreUntilConverted() throws {
+        let store = try DefaultsStore(path: directory.database)
+        try store.set("Live", for: .name)
+        // A backup of a file made before this version: SQLite's default page size.
+        let backup = directory.path + "/older.sqlite"
+        try sqlite3(backup, "CREATE TABLE defaults(key TEXT NOT NULL UNIQUE, value); PRAGMA user_version = 1;")
+        do {
+            let older = try DefaultsStore(path: backup)
+            try older.set("Backup", for: .name)
+            try older.close()
+        }
+        try sqlite3(backup, "PRAGMA journal_mode = DELETE")
+        #expect(try sqlite3(backup, "PRAGMA page_size") == "4096")
+        _ = try? sqlite3(directory.database, ".restore '\(backup)'")
+        #expect(try sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'name'") == "Live")
+        #expect(try sqlite3(directory.database, "PRAGMA integrity_check") == "ok")
+        try store.set("Still live", for: .name)
+
+        try sqlite3(backup, "PRAGMA page_size = 2048; VACUUM;")
+        #expect(try sqlite3(backup, "PRAGMA page_size") == "2048")
+        let heard = Collected<DefaultsChange<String>>()
+        let token = store.observe(.name) { heard.append($0) }
+        try sqlite3(directory.database, ".restore '\(backup)'")
+        #expect(heard.wait { $0.last?.newValue == "Backup" })
+        #expect(store[.name] == "Backup")
+        token.cancel()
+    }
 }
