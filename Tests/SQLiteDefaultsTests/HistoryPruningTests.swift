@@ -116,4 +116,34 @@ struct HistoryPruningTests {
         #expect(try store.history(for: first).map(\.value) == [3, 1])
         #expect(try sqlite3(directory.database, "SELECT group_concat(seq) FROM defaults_changes_superseded") == "2")
     }
+
+    /// A backup from before migration 0009 restored under an open store (`sqlite3 .restore`)
+    /// brings back a log with no list of superseded entries: the store goes on writing to it,
+    /// and its prunes still keep the file bounded, counting the superseded entries in the log.
+    @Test func aRestoredSchema8FileIsStillPruned() throws {
+        let directory = try TemporaryDirectory()
+        let backup = directory.path + "/backup.sqlite"
+        try sqlite3(directory.database, Migration.embedded.filter { $0.version <= 8 }.map(\.sql).joined(separator: "\n") + """
+
+            PRAGMA user_version = 8;
+            INSERT INTO defaults(key, value) VALUES ('first', 1);
+            """)
+        try sqlite3(directory.database, ".backup '\(backup)'")
+        let store = try DefaultsStore(path: directory.database)
+        try store.set(2, for: first)
+        try sqlite3(directory.database, ".restore '\(backup)'")
+        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "8")
+        try store.setHistoryLength(100)
+        for round in 1...1_000 {
+            try store.transaction { tx in
+                try tx.set(round * 2, for: second)
+                try tx.set(round * 2 + 1, for: second)
+            }
+        }
+        let rows = Int(try sqlite3(directory.database, "SELECT count(*) FROM defaults_changes")) ?? -1
+        let superseded = Int(try sqlite3(directory.database, "SELECT count(*) FROM defaults_changes WHERE superseded IS NOT NULL")) ?? -1
+        #expect(rows <= 1_300, "pruned: \(rows) rows of 2,000 written")
+        #expect(rows - superseded >= 100, "\(rows) rows, \(superseded) superseded")
+        #expect(try store.history(for: second, limit: 1_000).first?.value == 2_001)
+    }
 }

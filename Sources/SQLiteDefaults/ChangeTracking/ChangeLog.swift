@@ -136,7 +136,7 @@ final class ChangeLog {
     /// The entries from the position on, reading the columns a log of `schemaVersion` has.
     private func entries(after database: Database, schemaVersion: Int, dataVersion version: Int64) throws -> Scan {
         // Before migration 7 the log kept no time and no writer: NULLs stand in for them.
-        let history = schemaVersion >= 7
+        let history = schemaVersion >= HistoryLog.historyVersion
             ? "time, " + HistoryLog.writerColumns(identity: schemaVersion >= HistoryLog.identityVersion)
             : "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
         // One statement reads the position's own entry (it must still be there, with the same

@@ -219,8 +219,13 @@ enum HistoryLog {
         // One transaction, so the window and the deletes see the same log.
         try database.execute("BEGIN IMMEDIATE")
         do {
-            if let oldestKept = try oldestKept(keeping: kept, database: database) {
-                for table in ["defaults_changes", "defaults_changes_superseded"] {
+            // The file's own version, not the one this connection migrated it to: a backup of
+            // an older version restored under it (`sqlite3 .restore`) brings back that version's log.
+            let schema = try Migrator.currentVersion(of: database)
+            if schema >= historyVersion, let oldestKept = try oldestKept(keeping: kept, schema: schema, database: database) {
+                var tables = ["defaults_changes"]
+                if schema >= supersededListVersion { tables.append("defaults_changes_superseded") }
+                for table in tables {
                     let delete = try database.statement("DELETE FROM \(table) WHERE seq < ?1")
                     defer { delete.reset() }
                     try delete.bind(oldestKept, at: 1)
@@ -235,7 +240,7 @@ enum HistoryLog {
     }
 
     /// The number of the oldest entry a prune keeps; nil when the log is empty.
-    private static func oldestKept(keeping kept: Int, database: Database) throws -> Int64? {
+    private static func oldestKept(keeping kept: Int, schema: Int, database: Database) throws -> Int64? {
         let newest = try database.statement("SELECT max(seq) FROM defaults_changes")
         let last: Int64
         do {
@@ -243,7 +248,11 @@ enum HistoryLog {
             guard try newest.step(), sqlite3_column_type(newest.handle, 0) != SQLITE_NULL else { return nil }
             last = newest.int64(at: 0)
         }
-        let superseded = try database.statement(supersededSinceSQL)
+        // A log from before 0009 has no list of its superseded entries: they are counted in the
+        // log itself, reading the window (the cost 0009 removed, on such a file only).
+        let superseded = try database.statement(schema >= supersededListVersion ? supersededSinceSQL : """
+            SELECT count(*) FROM defaults_changes WHERE seq >= ?1 AND superseded IS NOT NULL
+            """)
         var oldestKept = last - Int64(kept) + 1
         // Each round widens the window by the superseded rows found in it; it stops when the
         // window holds `kept` rows that are not superseded (or reaches past the oldest entry).
@@ -259,6 +268,12 @@ enum HistoryLog {
             oldestKept = widened
         }
     }
+
+    /// The schema version that added history (`Migrations/0007_history.sql`): before it the log
+    /// has no history's columns, and nothing is read from them or pruned by length.
+    static let historyVersion = 7
+    /// The schema version that lists superseded entries (`Migrations/0009_prune_without_scan.sql`).
+    static let supersededListVersion = 9
 
     /// Counts the superseded entries from `?1` on (a range of `defaults_changes_superseded`).
     static let supersededSinceSQL = "SELECT count(*) FROM defaults_changes_superseded WHERE seq >= ?1"

@@ -3,9 +3,6 @@ import Foundation
 /// History: the change log's entries with their values, times and writers, read in one
 /// snapshot, and the number of changes the file keeps.
 extension StoreEngine {
-    /// The schema version that added history (`Migrations/0007_history.sql`).
-    static let historyVersion = 7
-
     func history(keys: [String]?, limit: Int) throws -> [HistoryLog.Row] {
         guard limit >= 0 else {
             throw DefaultsError(.misuse, "a history limit must not be negative (it was \(limit))")
@@ -15,7 +12,7 @@ extension StoreEngine {
             try connection.readConsistently {
                 // A read-only store on a file no writer has migrated yet: nothing was kept.
                 let version = try Migrator.currentVersion(of: connection.database)
-                guard version >= Self.historyVersion else { return [] }
+                guard version >= HistoryLog.historyVersion else { return [] }
                 return try HistoryLog.rows(connection.database, keys: keys, limit: limit,
                                            identity: version >= HistoryLog.identityVersion)
             }
@@ -24,7 +21,7 @@ extension StoreEngine {
 
     func historyLength() throws -> Int {
         try withConnection { connection in
-            guard try Migrator.currentVersion(of: connection.database) >= Self.historyVersion else { return HistoryLog.defaultKept }
+            guard try Migrator.currentVersion(of: connection.database) >= HistoryLog.historyVersion else { return HistoryLog.defaultKept }
             return try HistoryLog.kept(connection.database)
         }
     }
