@@ -29,6 +29,17 @@ package enum HistoryFormat {
         return "{" + members.joined(separator: ",") + "}"
     }
 
+    /// The declared type of each key of `entries` that `store` declares (none read when there
+    /// are no entries), for ``json(_:declaredType:)`` and ``line(_:declaredType:)``. Read after
+    /// the entries: a key declared in between shows its type.
+    /// - Throws: `DefaultsError` when the declarations cannot be read.
+    package static func declaredTypes(of entries: [DefaultsHistoryEntry<SQLiteValue>], in store: DefaultsStore) throws -> [String: DefaultsValueKind] {
+        guard !entries.isEmpty else { return [:] }
+        var types: [String: DefaultsValueKind] = [:]
+        for declaration in try store.declarations() { types[declaration.key] = declaration.type }
+        return types
+    }
+
     /// Entries as one JSON array, one entry per line (`[]` when empty); `declaredTypes` holds
     /// the declared type of each declared key.
     package static func jsonArray(_ entries: [DefaultsHistoryEntry<SQLiteValue>],

@@ -33,7 +33,7 @@ extension DefaultsConsole {
             let parameters = request.uri.queryParameters
             let query = try HistoryQuery(keys: parameters[values: "key"], limits: parameters[values: "limit"])
             let entries = try catalog.history(keys: query.keys, limit: query.limit)
-            return ConsoleResponses.json(ConsoleJSON.history(entries, declaredTypes: try catalog.declaredTypes()))
+            return ConsoleResponses.json(ConsoleJSON.history(entries, declaredTypes: try HistoryFormat.declaredTypes(of: entries, in: store)))
         }
     }
 

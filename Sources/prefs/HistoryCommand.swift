@@ -44,9 +44,7 @@ struct HistoryCommand: ParsableCommand {
             return
         }
         let entries = try store.history(keys: keys.isEmpty ? nil : keys, limit: limit)
-        // Declarations are read after the entries: a key declared in between shows its type.
-        var declaredTypes: [String: DefaultsValueKind] = [:]
-        if !entries.isEmpty { for declaration in try store.declarations() { declaredTypes[declaration.key] = declaration.type } }
+        let declaredTypes = try HistoryFormat.declaredTypes(of: entries, in: store)
         if json {
             try Console.out(HistoryFormat.jsonArray(entries, declaredTypes: declaredTypes))
         } else if !entries.isEmpty {

@@ -10,12 +10,18 @@ private let second = DefaultsKey<Int>("second", default: 0)
 /// never reads the entries it keeps (migration 0009).
 @Suite("History: pruning", .requiresSQLiteShell)
 struct HistoryPruningTests {
-    /// Every transaction writes `first` three times and `second` once: two of every four entries
-    /// are superseded. A prune that counted rows instead of changes would keep about half.
-    @Test func supersededEntriesAreNotCountedAsChanges() throws {
+    /// A store on a new file that keeps its newest 100 changes (the shortest length).
+    private func storeKeeping100() throws -> (TemporaryDirectory, DefaultsStore) {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         try store.setHistoryLength(100)
+        return (directory, store)
+    }
+
+    /// Every transaction writes `first` three times and `second` once: two of every four entries
+    /// are superseded. A prune that counted rows instead of changes would keep about half.
+    @Test func supersededEntriesAreNotCountedAsChanges() throws {
+        let (directory, store) = try storeKeeping100()
         for round in 1...1_500 {
             try store.transaction { tx in
                 try tx.set(round, for: first)
@@ -41,9 +47,7 @@ struct HistoryPruningTests {
     /// A transaction that writes one key thousands of times leaves one change and thousands of
     /// superseded entries, all newer than the last prune: the window reaches back past them.
     @Test func aLongRunOfSupersededEntriesWidensTheWindow() throws {
-        let directory = try TemporaryDirectory()
-        let store = try DefaultsStore(path: directory.database)
-        try store.setHistoryLength(100)
+        let (directory, store) = try storeKeeping100()
         for value in 1...150 { try store.set(value, for: second) }
         try store.transaction { tx in
             for value in 1...2_500 { try tx.set(value, for: first) }
@@ -59,9 +63,7 @@ struct HistoryPruningTests {
     /// The length kept is the newest changes whatever their number: a file whose entries start
     /// far from 1 (pruned many times over) prunes to the same length.
     @Test func theWindowFollowsTheNewestEntry() throws {
-        let directory = try TemporaryDirectory()
-        let store = try DefaultsStore(path: directory.database)
-        try store.setHistoryLength(100)
+        let (directory, store) = try storeKeeping100()
         for value in 1...5_000 { try store.set(value, for: first) }
         let oldest = Int(try sqlite3(directory.database, "SELECT min(seq) FROM defaults_changes")) ?? -1
         let newest = Int(try sqlite3(directory.database, "SELECT max(seq) FROM defaults_changes")) ?? -1
@@ -85,9 +87,7 @@ struct HistoryPruningTests {
     /// Marking entries superseded (the library's own fold, or anyone's UPDATE) records them;
     /// logging a change does not; a prune forgets the ones it deletes.
     @Test func theTableOfSupersededEntriesFollowsTheLog() throws {
-        let directory = try TemporaryDirectory()
-        let store = try DefaultsStore(path: directory.database)
-        try store.setHistoryLength(100)
+        let (directory, store) = try storeKeeping100()
         for value in 1...20 { try store.set(value, for: first) }
         try store.transaction { tx in
             try tx.set(1, for: second)
@@ -96,6 +96,9 @@ struct HistoryPruningTests {
         let marked = try sqlite3(directory.database, "SELECT group_concat(seq) FROM defaults_changes WHERE superseded IS NOT NULL")
         #expect(try sqlite3(directory.database, "SELECT group_concat(seq) FROM defaults_changes_superseded") == marked)
         #expect(marked == "21")
+        // A mark made by another client with plain SQL is listed too.
+        try sqlite3(directory.database, "UPDATE defaults_changes SET superseded = 1 WHERE seq = 5")
+        #expect(try sqlite3(directory.database, "SELECT group_concat(seq) FROM defaults_changes_superseded ORDER BY seq") == "5,21")
         for value in 21...1_200 { try store.set(value, for: first) }
         #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults_changes_superseded") == "0")
         #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults_changes WHERE seq <= 21") == "0")

@@ -38,14 +38,6 @@ struct ConsoleCatalog: Sendable {
         try store.declarations().compactMap(Self.declaration)
     }
 
-    /// Each declared key's type, for history entries.
-    /// - Throws: `DefaultsError` when the declarations cannot be read.
-    func declaredTypes() throws -> [String: DefaultsValueKind] {
-        var types: [String: DefaultsValueKind] = [:]
-        for declaration in try store.declarations() { types[declaration.key] = declaration.type }
-        return types
-    }
-
     /// The declaration of one key, or nil.
     /// - Throws: `DefaultsError` when the declarations cannot be read.
     func declaration(for key: String) throws -> ConsoleDeclaration? {
