@@ -124,6 +124,9 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         /// allowed ones), or a declaration that the key's stored value (or its own default)
         /// breaks. Nothing was changed. See `DefaultsStore.declare(_:)`.
         public static let declarationConflict = Code(rawValue: "declarationConflict")
+        /// The SQLite library the process runs on is older than ``SQLiteLibrary/minimumVersion``;
+        /// the message names the version found and the one needed. Nothing was created or written.
+        public static let unsupportedSQLite = Code(rawValue: "unsupportedSQLite")
         /// Every code this version of the library defines.
         public static let allCases: [Code] = [
             .invalidKey,
@@ -153,6 +156,7 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
             .invalidConfiguration,
             .misuse,
             .declarationConflict,
+            .unsupportedSQLite,
         ]
     }
 

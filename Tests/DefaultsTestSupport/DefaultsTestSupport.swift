@@ -172,12 +172,11 @@ public func runHelper(_ arguments: String...) throws -> ProcessResult {
     try runProcess(builtExecutable("DefaultsTestHelper"), arguments)
 }
 
-/// The `sqlite3` shell's path; tests that need it fail (not skip) when it is missing,
-/// because CI installs it.
+/// The `sqlite3` shell's path, found on `PATH` (so the SQLite matrix, Scripts/sqlite-matrix.sh,
+/// runs each version's own shell against its own library); tests that need it fail (not skip)
+/// when it is missing, because CI installs it.
 public func sqlite3Path() throws -> String {
-    for candidate in ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/bin/sqlite3"] where FileManager.default.isExecutableFile(atPath: candidate) {
-        return candidate
-    }
+    if let found = ChildProcess.findOnPath("sqlite3") { return found }
     throw DefaultsError(.cannotOpen, "the sqlite3 shell is not installed (apt-get install sqlite3)")
 }
 

@@ -14,10 +14,12 @@ import Darwin
 /// rename, delete --all, export FILE, PREFS_DB, and the shell completion scripts.
 @Suite("prefs completes defaults(1)", .requiresSQLiteShell)
 struct DefaultsCommandsTests {
-    @Test("--version prints the version and exits 0")
+    @Test("--version prints the version and the SQLite it runs on, and exits 0")
     func version() async throws {
         let output = try await Prefs.succeed(["--version"])
-        #expect(output.wholeMatch(of: /\d+\.\d+\.\d+\n/) != nil, "unexpected version: \(output)")
+        #expect(output.wholeMatch(of: /prefs \d+\.\d+\.\d+ \(SQLite \d+\.\d+\.\d+\)\n/) != nil, "unexpected version: \(output)")
+        // The library it loaded: this process and the child run on the same libsqlite3.so.0.
+        #expect(output.contains("(SQLite \(SQLiteLibrary.version))"), "\(output)")
     }
 
     @Test("domains lists, sorted, the apps with a defaults.sqlite under $XDG_CONFIG_HOME")

@@ -121,10 +121,6 @@ extension DefaultsError {
         let where_ = path.map { " (\($0))" } ?? ""
         let kind: Code
         let sentence: String
-        if let refusal = DeclarationRefusal(sqliteMessage: message) {
-            return DefaultsError(.declarationConflict, refusal.sentence, key: refusal.key, path: path,
-                                 sqliteCode: code, sqliteMessage: message)
-        }
         switch code & 0xFF {
         case SQLITE_NOTADB:
             kind = .notADatabase; sentence = "the file is not a SQLite database"

@@ -1,31 +1,33 @@
-import Foundation
+/// A write the declared-key triggers refused, recognised by what the library wrote — never by
+/// SQLite's message, whose wording changes between versions ("JSON path error near '…'" up to
+/// 3.44, "bad JSON path: '…'" from 3.45, "malformed JSON" for text that does not parse).
+///
+/// The triggers (Migrations/0010) fail a refused statement with SQLITE_ERROR. A statement of this
+/// library that writes one key and fails that way, when that key is declared, was refused by
+/// its declaration: the declaration itself says why.
+extension StoreConnection {
+    /// `error`, or the declared-key refusal it stands for when the write of `value` to `key`
+    /// failed with SQLITE_ERROR and `key` is declared.
+    func refusal(_ error: DefaultsError, writing value: SQLiteValue?, to key: String) -> DefaultsError {
+        guard error.code == .sqlite, let code = error.sqliteCode, code & 0xFF == 1 /* SQLITE_ERROR */ else { return error }
+        guard let declaration = try? declaration(for: key) else { return error }
+        let sentence = value.flatMap { declaration.refusal(of: $0) }
+            ?? "declared key \"\(key)\" is \(declaration.type), so this value is refused"
+        return DefaultsError(.declarationConflict, sentence, key: key, path: error.path,
+                             sqliteCode: error.sqliteCode, sqliteMessage: error.sqliteMessage)
+    }
 
-/// A refusal by the declared-key triggers (Migrations/0006_declared_keys.sql), recognised in
-/// SQLite's error message. The triggers raise it through `json_extract` with a malformed path,
-/// the one way SQL can put the key in the message: "JSON path error near 'declared key
-/// "timeout" is int, so a text value is refused'".
-struct DeclarationRefusal {
-    /// The triggers' own sentence.
-    let sentence: String
-    /// The key it names.
-    let key: String?
-
-    private static let lead = "JSON path error near '"
-    private static let marker = "declared key \""
-
-    init?(sqliteMessage: String?) {
-        guard let message = sqliteMessage, message.hasPrefix(Self.lead + Self.marker) else { return nil }
-        var quoted = message.dropFirst(Self.lead.count)
-        if quoted.hasSuffix("'") { quoted = quoted.dropLast() }
-        // SQLite quotes the path with %q, which doubles every single quote.
-        let sentence = String(quoted).replacingOccurrences(of: "''", with: "'")
-        self.sentence = sentence
-        // The key sits between the marker and the last `" is ` (a key may hold quotes itself).
-        let afterMarker = sentence.dropFirst(Self.marker.count)
-        if let end = afterMarker.range(of: "\" is ", options: .backwards) {
-            key = String(afterMarker[..<end.lowerBound])
-        } else {
-            key = nil
-        }
+    /// `error`, or the refusal of `declaration` it stands for when writing the declaration failed
+    /// with SQLITE_ERROR or a CHECK constraint: the stored value, the declaration's own default
+    /// or its allowed values break it.
+    func refusal(_ error: DefaultsError, declaring declaration: DefaultsDeclaration) -> DefaultsError {
+        guard error.code == .sqlite, let code = error.sqliteCode,
+              code & 0xFF == 1 /* SQLITE_ERROR */ || code == 275 /* SQLITE_CONSTRAINT_CHECK */ else { return error }
+        let stored = try? read(declaration.key)
+        let sentence = stored.flatMap { declaration.refusal(of: $0) }
+            ?? declaration.defaultValue.flatMap { declaration.refusal(of: $0, origin: "default") }
+            ?? "declared key \"\(declaration.key)\" is \(declaration.type), so this declaration is refused"
+        return DefaultsError(.declarationConflict, sentence, key: declaration.key, path: error.path,
+                             sqliteCode: error.sqliteCode, sqliteMessage: error.sqliteMessage)
     }
 }

@@ -26,8 +26,11 @@ extension StoreConnection {
     private func schemaStatement(_ sql: String) throws -> Statement? {
         do {
             return try database.statement(sql)
-        } catch let error as DefaultsError where error.sqliteMessage?.hasPrefix("no such table: defaults_schema") == true {
-            return nil
+        } catch let error as DefaultsError where error.code == .sqlite {
+            // Asked of the schema, not read from SQLite's message (whose words are not a contract).
+            let exists = try database.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'defaults_schema'")
+            if exists == 0 { return nil }
+            throw error
         }
     }
 
@@ -47,7 +50,11 @@ extension StoreConnection {
         try statement.bind(declaration.defaultValue ?? .null, at: 4)
         try statement.bind(declaration.summary.map(SQLiteValue.text) ?? .null, at: 5)
         try statement.bind(try Self.allowedText(declaration.allowedValues).map(SQLiteValue.text) ?? .null, at: 6)
-        _ = try statement.step()
+        do {
+            _ = try statement.step()
+        } catch let error as DefaultsError {
+            throw refusal(error, declaring: declaration)
+        }
     }
 
     /// Removes the declaration of `key`; the key then accepts anything again.

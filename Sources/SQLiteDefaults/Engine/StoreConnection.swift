@@ -160,8 +160,12 @@ final class StoreConnection {
         }
     }
 
+    // Rows whose key is not TEXT are not keys of this store: a file from before schema 10 may
+    // hold one a SQL client bound as a BLOB beside the TEXT key of the same bytes (schema 10
+    // refuses such writes). Every reader skips them, so none is taken for another key.
+
     func keys() throws -> [String] {
-        let statement = try database.statement("SELECT key FROM defaults ORDER BY key")
+        let statement = try database.statement("SELECT key FROM defaults WHERE typeof(key) = 'text' ORDER BY key")
         defer { statement.reset() }
         var keys: [String] = []
         while try statement.step() { keys.append(statement.text(at: 0)) }
@@ -169,7 +173,7 @@ final class StoreConnection {
     }
 
     func entries() throws -> [(key: String, value: SQLiteValue)] {
-        let statement = try database.statement("SELECT key, value FROM defaults ORDER BY key")
+        let statement = try database.statement("SELECT key, value FROM defaults WHERE typeof(key) = 'text' ORDER BY key")
         defer { statement.reset() }
         var entries: [(key: String, value: SQLiteValue)] = []
         while try statement.step() { entries.append((statement.text(at: 0), statement.value(at: 1))) }
@@ -178,7 +182,7 @@ final class StoreConnection {
 
     /// The bytes of every key that is not valid UTF-8, in key order.
     func keysNotValidUTF8() throws -> [Data] {
-        let statement = try database.statement("SELECT key FROM defaults ORDER BY key")
+        let statement = try database.statement("SELECT key FROM defaults WHERE typeof(key) = 'text' ORDER BY key")
         defer { statement.reset() }
         var invalid: [Data] = []
         while try statement.step() {
@@ -191,7 +195,7 @@ final class StoreConnection {
     /// observers hear every key removed once the transaction commits.
     func removeAll() throws {
         if let aborted = transactionAborted { throw aborted }
-        let rows = try database.statement("SELECT rowid, key FROM defaults")
+        let rows = try database.statement("SELECT rowid, key FROM defaults WHERE typeof(key) = 'text'")
         var found: [(rowid: Int64, key: String)] = []
         do {
             defer { rows.reset() }
@@ -227,9 +231,15 @@ final class StoreConnection {
         // On its own, the write is an autocommit statement: the change log's trigger records
         // this process as its writer in the same statement (WriterIdentity), so nothing has to
         // run between it and its commit.
-        try statement.withBorrowedText(key.name, at: 1) {
-            guard let value else { return try step(statement, key: key, value: nil) }
-            try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
+        do {
+            try statement.withBorrowedText(key.name, at: 1) {
+                guard let value else { return try step(statement, key: key, value: nil) }
+                try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
+            }
+        } catch let error as DefaultsError {
+            // The library knows what it wrote: a declaration's refusal is told by the key and
+            // the value, not by SQLite's message (see DeclarationRefusal).
+            throw refusal(error, writing: value, to: key.name)
         }
     }
 

@@ -40,6 +40,7 @@ final class StoreEngine: Sendable {
 
     init(path: String?, configuration: DefaultsStore.Configuration) throws {
         try configuration.validate()
+        try SQLiteLibrary.checkSupported()
         var configuration = configuration
         // A read-only store has no change log to follow: each read asks SQLite instead.
         if configuration.isReadOnly { configuration.externalChangeDetection = .off }

@@ -117,6 +117,7 @@ enum StoreOpener {
         sqlite3_busy_timeout(database.handle, Int32(clamping: milliseconds))
         // Before any write statement is prepared: the change log's triggers record who wrote.
         try WriterIdentity.install(on: database)
+        try StrictJSON.install(on: database)
         // The first read is where SQLite notices a file that is not a database.
         do {
             _ = try database.integer("SELECT count(*) FROM sqlite_master")

@@ -1,0 +1,245 @@
+-- Declared keys enforced the same way on every SQLite from 3.34 on, for every client, and keys
+-- that are TEXT.
+--
+-- 0006 checked values with the JSON scalar functions (json_valid, json_type, json_extract).
+-- SQLite 3.38 to 3.44 do not mark those functions innocuous, so a client that runs with
+-- `PRAGMA trusted_schema = OFF` (hardened clients; some builds make it the default) could not
+-- prepare any statement that fires a trigger calling one, nor write `defaults_schema`, whose
+-- CHECK constraint called json_valid: "unsafe use of json_valid()", even for an undeclared key.
+-- No trigger, view or CHECK reached by a write calls a JSON scalar function any more. The
+-- table-valued `json_each` and `json_tree` are innocuous on every version from 3.34 on:
+--
+--   * allowed values are looked up with json_each, as before;
+--   * a refusal is raised by json_each with a malformed path, the one error of an innocuous
+--     function that repeats its argument: SQLite 3.34 to 3.44 say "JSON path error near
+--     '<sentence>'", 3.45 on "bad JSON path: '<sentence>'"; the sentence names the key and its
+--     declared type on every version;
+--   * a json key's text is judged by a strict RFC 8259 validator written in SQL (trigger
+--     `defaults_json_check`), for every writer but this library's connections: the same answer
+--     on every version (json_valid's depth limit is 2,000 before 3.45 and 1,000 after, and from
+--     3.42 the other JSON functions take JSON5), 512 levels deep at most, and a refusal that
+--     names the key. It reads about 4 µs a byte, so this library's own connections run the same
+--     grammar in Swift instead (StrictJSON), through `sqlite_compileoption_used(text)`, which
+--     they alone override (a function every client has with one argument, so the trigger
+--     compiles everywhere). "This library's connection" is the writer identity of 0008
+--     (`sqlite_source_id()` beginning with '{'): self-reported, like the history's writer; a
+--     client that claims it gets SQLite's own answer to sqlite_compileoption_used, which decides
+--     nothing it could not decide by dropping the trigger.
+--
+-- The library no longer reads SQLite's message at all: it knows the key and the value it wrote,
+-- and asks the declaration why (see Declarations/DeclarationRefusal.swift).
+--
+-- Keys are TEXT. A SQL client that binds a key as a BLOB (Python's bytes) stored a second row
+-- beside the TEXT one, outside every declaration and every reader's idea of that key. Such a
+-- write is now refused (a new one, or an UPDATE of `key`); rows a file already holds are left
+-- as they are, and the library's readers skip them (TheFileFormat.md says how to find them).
+--
+-- Each rule is written once: view `defaults_declared_values` puts every stored value and every
+-- declared default of a declared key in one column, and `defaults_judgements` judges storage
+-- class, bool range and allowed values with one CASE (`defaults_violations` and
+-- `defaults_value_violations`, for operators, are its refusals); trigger `defaults_json_check`
+-- judges JSON text. The triggers on `defaults` and `defaults_schema` only route to them.
+DROP TRIGGER defaults_declared_insert;
+DROP TRIGGER defaults_declared_update;
+DROP TRIGGER defaults_declared_check;
+DROP VIEW defaults_declared_check;
+DROP TRIGGER defaults_schema_insert;
+DROP TRIGGER defaults_schema_update;
+DROP VIEW defaults_violations;
+DROP VIEW defaults_value_violations;
+
+-- The declarations, as in 0006, without the JSON CHECK (the triggers below check `allowed`)
+-- and with TEXT keys. Rebuilt, because SQLite cannot drop a CHECK constraint in place.
+CREATE TABLE defaults_schema_0010 (
+    key           TEXT PRIMARY KEY NOT NULL CHECK (typeof(key) = 'text'),
+    type          TEXT NOT NULL CHECK (type IN ('bool', 'int', 'double', 'string', 'json', 'data', 'date', 'url')),
+    swift_type    TEXT,
+    default_value,
+    summary       TEXT,
+    allowed       TEXT CHECK (allowed IS NULL OR typeof(allowed) = 'text')
+);
+INSERT INTO defaults_schema_0010(key, type, swift_type, default_value, summary, allowed)
+    SELECT key, type, swift_type, default_value, summary, allowed FROM defaults_schema;
+DROP TABLE defaults_schema;
+ALTER TABLE defaults_schema_0010 RENAME TO defaults_schema;
+
+-- Every value a declaration judges: the stored value of each declared key ('value') and each
+-- declaration's own default ('default'). A query for one key is one probe of each key index.
+CREATE VIEW defaults_declared_values(key, type, allowed, origin, value) AS
+    SELECT s.key, s.type, s.allowed, 'value', d.value
+        FROM defaults_schema AS s JOIN defaults AS d ON d.key = s.key
+    UNION ALL
+    SELECT key, type, allowed, 'default', default_value
+        FROM defaults_schema WHERE default_value IS NOT NULL;
+
+-- Each of them judged: `message` is NULL when the value fits, else a sentence that names the
+-- key and the declared type. int and bool need INTEGER (bool 0 or 1); double and date REAL or
+-- INTEGER; string, url and json TEXT (json text must also parse: trigger defaults_json_check);
+-- data BLOB; NULL is refused (delete the row to unset a key). With allowed values, the value's
+-- text must be one of them, byte for byte.
+CREATE VIEW defaults_judgements(key, type, origin, value, message) AS
+SELECT c.key, c.type, c.origin, c.value, 'declared key "' || c.key || '" is ' || c.type || ', so ' || CASE
+        WHEN NOT CASE c.type
+                WHEN 'bool' THEN typeof(c.value) = 'integer'
+                WHEN 'int' THEN typeof(c.value) = 'integer'
+                WHEN 'double' THEN typeof(c.value) IN ('real', 'integer')
+                WHEN 'date' THEN typeof(c.value) IN ('real', 'integer')
+                WHEN 'string' THEN typeof(c.value) = 'text'
+                WHEN 'url' THEN typeof(c.value) = 'text'
+                WHEN 'json' THEN typeof(c.value) = 'text'
+                WHEN 'data' THEN typeof(c.value) = 'blob'
+                ELSE 0 END
+            THEN 'a ' || typeof(c.value) || ' ' || c.origin || ' is refused'
+                || CASE WHEN c.value IS NULL THEN ' (delete the row to unset the key)' ELSE '' END
+        WHEN c.type = 'bool' AND c.value NOT IN (0, 1)
+            THEN 'the ' || c.origin || ' ' || c.value || ' is refused (0 or 1 only)'
+        WHEN c.allowed IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM json_each(c.allowed) AS a WHERE a.value = CAST(c.value AS TEXT))
+            THEN 'the ' || c.origin || ' ' || CAST(c.value AS TEXT) || ' is refused (allowed: ' || c.allowed || ')'
+    END
+FROM defaults_declared_values AS c;
+
+-- For operators: everything a declaration refuses (empty in a healthy file), and its
+-- stored-value half. JSON text is judged on write only (see defaults_json_check).
+CREATE VIEW defaults_violations(key, type, origin, value, message) AS
+SELECT key, type, origin, value, message FROM defaults_judgements WHERE message IS NOT NULL;
+
+CREATE VIEW defaults_value_violations(key, type, value, message) AS
+SELECT key, type, value, message FROM defaults_judgements WHERE message IS NOT NULL AND origin = 'value';
+
+-- JSON text for a json key: `value` is the text (a stored value or a default, named by
+-- `origin`), passed in so that the validator reads it from a register: read from its table
+-- row instead, every look at a long value would read its overflow pages again.
+CREATE VIEW defaults_json_check(key, type, origin, value) AS SELECT NULL, NULL, NULL, NULL WHERE 0;
+
+CREATE TRIGGER defaults_json_check INSTEAD OF INSERT ON defaults_json_check
+WHEN new.type = 'json' AND typeof(new.value) = 'text'
+BEGIN
+    -- This library's connections judge with the same grammar in Swift, through a function they
+    -- override for themselves (StrictJSON+Connection.swift); every other client, with the
+    -- validator below. Either way the refusal names the key and the type.
+    SELECT 1 FROM json_each('{}', CASE WHEN CASE WHEN unicode(sqlite_source_id()) = 123
+            THEN NOT sqlite_compileoption_used(new.value) ELSE NOT
+        EXISTS (
+            WITH RECURSIVE scan(p, s, st) AS (
+                SELECT 1, 0, ''
+                UNION ALL
+                SELECT
+                    x.p + CASE
+                        WHEN x.s = 0 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 4) IN (x'74727565', x'6e756c6c') THEN 4 WHEN substr(CAST(new.value AS BLOB), x.p, 5) = x'66616c7365' THEN 5 ELSE 1 END
+                        WHEN x.s IN (5, 15) THEN min(min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)), 256)
+                        WHEN x.s IN (6, 16) THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'75' THEN 5 ELSE 1 END
+                        WHEN x.s = 3 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') OR substr(CAST(new.value AS BLOB), x.p, 1) = x'5d' THEN 1 ELSE 0 END
+                        WHEN x.s = 21 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'2e', x'65', x'45') THEN 1 ELSE 0 END
+                        WHEN x.s = 22 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' OR substr(CAST(new.value AS BLOB), x.p, 1) IN (x'2e', x'65', x'45') THEN 1 ELSE 0 END
+                        WHEN x.s = 24 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' OR substr(CAST(new.value AS BLOB), x.p, 1) IN (x'65', x'45') THEN 1 ELSE 0 END
+                        WHEN x.s = 27 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 1 ELSE 0 END
+                        ELSE 1 END,
+                    CASE x.s
+                        WHEN 0 THEN CASE
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 0
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'7b', x'5b') AND length(x.st) >= 512 THEN -1
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'7b' THEN 2
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'5b' THEN 3
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'22' THEN 5
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'2d' THEN 20
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'30' THEN 21
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'31' AND x'39' THEN 22
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 4) IN (x'74727565', x'6e756c6c') OR substr(CAST(new.value AS BLOB), x.p, 5) = x'66616c7365' THEN 1
+                            ELSE -1 END
+                        WHEN 1 THEN CASE
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 1
+                            WHEN x.st = '' THEN CASE WHEN x.p > length(CAST(new.value AS BLOB)) THEN 99 ELSE -1 END
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'2c' THEN CASE WHEN substr(x.st, -1) = 'o' THEN 4 ELSE 0 END
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'7d' AND substr(x.st, -1) = 'o' THEN 1
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'5d' AND substr(x.st, -1) = 'a' THEN 1
+                            ELSE -1 END
+                        WHEN 2 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 2 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'22' THEN 15 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'7d' THEN 1 ELSE -1 END
+                        WHEN 3 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 3 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'5d' THEN 1 ELSE 0 END
+                        WHEN 4 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 4 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'22' THEN 15 ELSE -1 END
+                        WHEN 7 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 7 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'3a' THEN 0 ELSE -1 END
+                        WHEN 5 THEN CASE WHEN (instr(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1), x'00') > 0 OR CAST(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1) AS TEXT) GLOB '*[' || char(1) || '-' || char(31) || ']*') THEN -1 WHEN min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) = 257 THEN CASE WHEN length(substr(CAST(new.value AS BLOB), x.p, 256)) < 256 THEN -1 ELSE 5 END
+                            WHEN substr(substr(CAST(new.value AS BLOB), x.p, 256), min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)), 1) = x'22' THEN 1 ELSE 6 END
+                        WHEN 15 THEN CASE WHEN (instr(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1), x'00') > 0 OR CAST(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1) AS TEXT) GLOB '*[' || char(1) || '-' || char(31) || ']*') THEN -1 WHEN min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) = 257 THEN CASE WHEN length(substr(CAST(new.value AS BLOB), x.p, 256)) < 256 THEN -1 ELSE 15 END
+                            WHEN substr(substr(CAST(new.value AS BLOB), x.p, 256), min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)), 1) = x'22' THEN 7 ELSE 16 END
+                        WHEN 6 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'22', x'5c', x'2f', x'62', x'66', x'6e', x'72', x'74') OR (substr(CAST(new.value AS BLOB), x.p, 1) = x'75' AND upper(CAST(substr(CAST(new.value AS BLOB), x.p + 1, 4) AS TEXT)) GLOB '[0-9A-F][0-9A-F][0-9A-F][0-9A-F]') THEN 5 ELSE -1 END
+                        WHEN 16 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'22', x'5c', x'2f', x'62', x'66', x'6e', x'72', x'74') OR (substr(CAST(new.value AS BLOB), x.p, 1) = x'75' AND upper(CAST(substr(CAST(new.value AS BLOB), x.p + 1, 4) AS TEXT)) GLOB '[0-9A-F][0-9A-F][0-9A-F][0-9A-F]') THEN 15 ELSE -1 END
+                        WHEN 20 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'30' THEN 21 WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'31' AND x'39' THEN 22 ELSE -1 END
+                        WHEN 21 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'2e' THEN 23 WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'65', x'45') THEN 25 ELSE 1 END
+                        WHEN 22 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 22 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'2e' THEN 23 WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'65', x'45') THEN 25 ELSE 1 END
+                        WHEN 23 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 24 ELSE -1 END
+                        WHEN 24 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 24 WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'65', x'45') THEN 25 ELSE 1 END
+                        WHEN 25 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'2b', x'2d') THEN 26 WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 27 ELSE -1 END
+                        WHEN 26 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 27 ELSE -1 END
+                        WHEN 27 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 27 ELSE 1 END
+                        ELSE -1 END,
+                    CASE
+                        WHEN x.s = 0 AND substr(CAST(new.value AS BLOB), x.p, 1) = x'7b' THEN x.st || 'o'
+                        WHEN x.s = 0 AND substr(CAST(new.value AS BLOB), x.p, 1) = x'5b' THEN x.st || 'a'
+                        WHEN x.s IN (1, 2, 3) AND substr(CAST(new.value AS BLOB), x.p, 1) IN (x'7d', x'5d') THEN substr(x.st, 1, length(x.st) - 1)
+                        ELSE x.st END
+                FROM scan AS x
+                WHERE x.s NOT IN (-1, 99)
+            )
+            SELECT 1 FROM scan WHERE s = 99
+        )
+            END
+        THEN 'declared key "' || new.key || '" is json, so a ' || new.origin || ' that is not valid JSON is refused'
+        ELSE '$' END);
+END;
+
+-- Enforcement, for declared keys only (0008's shape: the triggers on `defaults` hold only a
+-- probe, and the check runs in the INSTEAD OF trigger of a view that holds no rows, so an
+-- undeclared key's write pays one index probe and one typeof()).
+--
+-- `json_each('{}', sentence)` raises the sentence as a malformed path; with a NULL sentence
+-- (nothing refused) or '$' it reads the empty object's no members.
+CREATE VIEW defaults_declared_check(key, value) AS SELECT NULL, NULL WHERE 0;
+
+CREATE TRIGGER defaults_declared_check INSTEAD OF INSERT ON defaults_declared_check
+BEGIN
+    SELECT 1 FROM json_each('{}', CASE WHEN typeof(new.key) IS NOT 'text'
+        THEN 'a key of defaults is TEXT, so a ' || typeof(new.key) || ' key is refused' ELSE '$' END);
+    SELECT 1 FROM defaults_judgements AS j, json_each('{}', j.message) WHERE j.key = new.key AND j.origin = 'value';
+    INSERT INTO defaults_json_check(key, type, origin, value)
+        SELECT new.key, type, 'value', new.value FROM defaults_schema WHERE key = new.key;
+END;
+
+CREATE TRIGGER defaults_declared_insert AFTER INSERT ON defaults
+WHEN typeof(new.key) IS NOT 'text' OR EXISTS (SELECT 1 FROM defaults_schema WHERE key = new.key)
+BEGIN
+    INSERT INTO defaults_declared_check(key, value) VALUES (new.key, new.value);
+END;
+
+CREATE TRIGGER defaults_declared_update AFTER UPDATE ON defaults
+WHEN typeof(new.key) IS NOT 'text' OR EXISTS (SELECT 1 FROM defaults_schema WHERE key = new.key)
+BEGIN
+    INSERT INTO defaults_declared_check(key, value) VALUES (new.key, new.value);
+END;
+
+-- A declaration is refused, whoever writes it, when its allowed values are not a JSON array,
+-- or its own default or the stored value breaks it. The same check for an INSERT and an
+-- UPDATE, so it lives once, in a view's INSTEAD OF trigger.
+CREATE VIEW defaults_schema_check(key, type, allowed, default_value) AS SELECT NULL, NULL, NULL, NULL WHERE 0;
+
+CREATE TRIGGER defaults_schema_check INSTEAD OF INSERT ON defaults_schema_check
+BEGIN
+    SELECT 1 FROM json_each('{}', CASE WHEN new.allowed IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM json_tree(new.allowed) WHERE id = 0 AND type = 'array')
+        THEN 'declared key "' || new.key || '" is ' || new.type || ', so allowed values that are not a JSON array are refused'
+        ELSE '$' END);
+    SELECT 1 FROM defaults_judgements AS j, json_each('{}', j.message) WHERE j.key = new.key;
+    INSERT INTO defaults_json_check(key, type, origin, value) VALUES (new.key, new.type, 'default', new.default_value);
+    INSERT INTO defaults_json_check(key, type, origin, value)
+        SELECT new.key, new.type, 'value', value FROM defaults WHERE key = new.key;
+END;
+
+CREATE TRIGGER defaults_schema_insert AFTER INSERT ON defaults_schema
+BEGIN
+    INSERT INTO defaults_schema_check VALUES (new.key, new.type, new.allowed, new.default_value);
+END;
+
+CREATE TRIGGER defaults_schema_update AFTER UPDATE ON defaults_schema
+BEGIN
+    INSERT INTO defaults_schema_check VALUES (new.key, new.type, new.allowed, new.default_value);
+END;
