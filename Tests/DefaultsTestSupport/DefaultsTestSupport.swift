@@ -190,6 +190,15 @@ public func sqlite3(_ database: String, _ sql: String) throws -> String {
     return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
+/// `EXPLAIN QUERY PLAN sql` from the `sqlite3` shell, in the words SQLite 3.36 and later use:
+/// 3.34 writes "SEARCH TABLE t" and "SCAN TABLE t" where later versions write "SEARCH t" and
+/// "SCAN t" (a plan's wording is not a contract; the tests check which index a plan uses).
+public func queryPlan(_ database: String, _ sql: String) throws -> String {
+    try sqlite3(database, "EXPLAIN QUERY PLAN " + sql)
+        .replacingOccurrences(of: "SEARCH TABLE ", with: "SEARCH ")
+        .replacingOccurrences(of: "SCAN TABLE ", with: "SCAN ")
+}
+
 /// File permission bits of `path`.
 public func permissions(_ path: String) throws -> Int {
     let attributes = try FileManager.default.attributesOfItem(atPath: path)

@@ -123,7 +123,7 @@ struct DeclaredKeyEnforcementTests {
             expectCode(.declarationConflict) { try store.set("x", for: DefaultsKey<String>("key.\(index)", default: "")) }
         }
         // The write triggers' check: the declaration first (an undeclared key stops there), by index.
-        let plan = try sqlite3(directory.database, "EXPLAIN QUERY PLAN SELECT message FROM defaults_value_violations WHERE key = 'key.5'")
+        let plan = try queryPlan(directory.database, "SELECT message FROM defaults_value_violations WHERE key = 'key.5'")
         // Every table is searched by its key index (json_each over the allowed values is a scan of one short list).
         let lines = plan.split(separator: "\n")
         #expect(lines.filter { $0.contains("USING INDEX") && $0.contains("SEARCH") }.count >= 2, "\(plan)")

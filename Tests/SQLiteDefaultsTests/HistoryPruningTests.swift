@@ -76,11 +76,11 @@ struct HistoryPruningTests {
     @Test func thePruneReadsNoEntryOfTheLog() throws {
         let directory = try TemporaryDirectory()
         try DefaultsStore(path: directory.database).set(1, for: first)
-        let plan = try sqlite3(directory.database, "EXPLAIN QUERY PLAN " + HistoryLog.supersededSinceSQL.replacingOccurrences(of: "?1", with: "5"))
+        let plan = try queryPlan(directory.database, HistoryLog.supersededSinceSQL.replacingOccurrences(of: "?1", with: "5"))
         #expect(plan.contains("SEARCH defaults_changes_superseded USING INTEGER PRIMARY KEY (rowid>?)"), "\(plan)")
-        let newest = try sqlite3(directory.database, "EXPLAIN QUERY PLAN SELECT max(seq) FROM defaults_changes")
+        let newest = try queryPlan(directory.database, "SELECT max(seq) FROM defaults_changes")
         #expect(newest.contains("SEARCH defaults_changes") && !newest.contains("SCAN"), "\(newest)")
-        let delete = try sqlite3(directory.database, "EXPLAIN QUERY PLAN DELETE FROM defaults_changes WHERE seq < 5")
+        let delete = try queryPlan(directory.database, "DELETE FROM defaults_changes WHERE seq < 5")
         #expect(delete.contains("SEARCH defaults_changes USING INTEGER PRIMARY KEY (rowid<?)"), "\(delete)")
     }
 
