@@ -17,8 +17,8 @@
 --   * a json key's text is judged by a strict RFC 8259 validator written in SQL (trigger
 --     `defaults_json_check`), for every writer but this library's connections: the same answer
 --     on every version (json_valid's depth limit is 2,000 before 3.45 and 1,000 after, and from
---     3.42 the other JSON functions take JSON5), 512 levels deep at most, and a refusal that
---     names the key. It reads about 4 µs a byte, so this library's own connections run the same
+--     3.42 the other JSON functions take JSON5), 1,000 levels deep at most, and a refusal that
+--     names the key. It reads about 1.5 µs a byte, so this library's own connections run the same
 --     grammar in Swift instead (StrictJSON), through `sqlite_compileoption_used(text)`, which
 --     they alone override (a function every client has with one argument, so the trigger
 --     compiles everywhere). "This library's connection" is the writer identity of 0008
@@ -121,65 +121,81 @@ BEGIN
     SELECT 1 FROM json_each('{}', CASE WHEN CASE WHEN unicode(sqlite_source_id()) = 123
             THEN NOT sqlite_compileoption_used(new.value) ELSE NOT
         EXISTS (
-            WITH RECURSIVE scan(p, s, st) AS (
-                SELECT 1, 0, ''
+            WITH RECURSIVE scan(phase, p, s, st, h, k, n) AS (
+                SELECT 0, 1, 0, '', NULL, NULL, NULL
                 UNION ALL
-                SELECT
+                -- phase 0: read. h: the byte at p; k: for a string, the first quote or backslash within
+                -- 256 bytes (257: none); n: a literal's length (state 0), or 1 when the bytes a string
+                -- skips hold a control character (states 5 and 15), or 1 when \u has four hex digits.
+                SELECT 1, x.p, x.s, x.st, substr(CAST(new.value AS BLOB), x.p, 1),
+                    CASE WHEN x.s IN (5, 15) THEN min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) END,
+                    CASE
+                        WHEN x.s = 0 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 4) IN (x'74727565', x'6e756c6c') THEN 4
+                            WHEN substr(CAST(new.value AS BLOB), x.p, 5) = x'66616c7365' THEN 5 ELSE 0 END
+                        WHEN x.s IN (5, 15) THEN (instr(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1), x'00') > 0
+                            OR CAST(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1) AS TEXT) GLOB '*[' || char(1) || '-' || char(31) || ']*')
+                            OR (min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) = 257 AND length(substr(CAST(new.value AS BLOB), x.p, 256)) < 256)
+                        WHEN x.s IN (6, 16) THEN upper(CAST(substr(CAST(new.value AS BLOB), x.p + 1, 4) AS TEXT)) GLOB '[0-9A-F][0-9A-F][0-9A-F][0-9A-F]'
+                    END
+                FROM scan AS x WHERE x.phase = 0 AND x.s NOT IN (-1, 99)
+                UNION ALL
+                -- phase 1: move. s: the next state (-1 refused, 99 accepted); p: past what was read.
+                SELECT 0,
                     x.p + CASE
-                        WHEN x.s = 0 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 4) IN (x'74727565', x'6e756c6c') THEN 4 WHEN substr(CAST(new.value AS BLOB), x.p, 5) = x'66616c7365' THEN 5 ELSE 1 END
-                        WHEN x.s IN (5, 15) THEN min(min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)), 256)
-                        WHEN x.s IN (6, 16) THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'75' THEN 5 ELSE 1 END
-                        WHEN x.s = 3 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') OR substr(CAST(new.value AS BLOB), x.p, 1) = x'5d' THEN 1 ELSE 0 END
-                        WHEN x.s = 21 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'2e', x'65', x'45') THEN 1 ELSE 0 END
-                        WHEN x.s = 22 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' OR substr(CAST(new.value AS BLOB), x.p, 1) IN (x'2e', x'65', x'45') THEN 1 ELSE 0 END
-                        WHEN x.s = 24 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' OR substr(CAST(new.value AS BLOB), x.p, 1) IN (x'65', x'45') THEN 1 ELSE 0 END
-                        WHEN x.s = 27 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 1 ELSE 0 END
+                        WHEN x.s = 0 THEN max(x.n, 1)
+                        WHEN x.s IN (5, 15) THEN min(x.k, 256)
+                        WHEN x.s IN (6, 16) THEN CASE WHEN x.h = x'75' THEN 5 ELSE 1 END
+                        WHEN x.s = 3 THEN x.h IN (x'20', x'09', x'0a', x'0d') OR x.h = x'5d'
+                        WHEN x.s = 21 THEN x.h IN (x'2e', x'65', x'45')
+                        WHEN x.s = 22 THEN x.h BETWEEN x'30' AND x'39' OR x.h IN (x'2e', x'65', x'45')
+                        WHEN x.s = 24 THEN x.h BETWEEN x'30' AND x'39' OR x.h IN (x'65', x'45')
+                        WHEN x.s = 27 THEN x.h BETWEEN x'30' AND x'39'
                         ELSE 1 END,
                     CASE x.s
                         WHEN 0 THEN CASE
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 0
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'7b', x'5b') AND length(x.st) >= 512 THEN -1
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'7b' THEN 2
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'5b' THEN 3
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'22' THEN 5
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'2d' THEN 20
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'30' THEN 21
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'31' AND x'39' THEN 22
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 4) IN (x'74727565', x'6e756c6c') OR substr(CAST(new.value AS BLOB), x.p, 5) = x'66616c7365' THEN 1
+                            WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 0
+                            WHEN x.h IN (x'7b', x'5b') AND length(x.st) >= 1000 THEN -1
+                            WHEN x.h = x'7b' THEN 2
+                            WHEN x.h = x'5b' THEN 3
+                            WHEN x.h = x'22' THEN 5
+                            WHEN x.h = x'2d' THEN 20
+                            WHEN x.h = x'30' THEN 21
+                            WHEN x.h BETWEEN x'31' AND x'39' THEN 22
+                            WHEN x.n > 0 THEN 1
                             ELSE -1 END
                         WHEN 1 THEN CASE
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 1
-                            WHEN x.st = '' THEN CASE WHEN x.p > length(CAST(new.value AS BLOB)) THEN 99 ELSE -1 END
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'2c' THEN CASE WHEN substr(x.st, -1) = 'o' THEN 4 ELSE 0 END
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'7d' AND substr(x.st, -1) = 'o' THEN 1
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'5d' AND substr(x.st, -1) = 'a' THEN 1
+                            WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 1
+                            WHEN x.st = '' THEN CASE WHEN x.h = x'' THEN 99 ELSE -1 END
+                            WHEN x.h = x'2c' THEN CASE WHEN substr(x.st, -1) = 'o' THEN 4 ELSE 0 END
+                            WHEN x.h = x'7d' AND substr(x.st, -1) = 'o' THEN 1
+                            WHEN x.h = x'5d' AND substr(x.st, -1) = 'a' THEN 1
                             ELSE -1 END
-                        WHEN 2 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 2 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'22' THEN 15 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'7d' THEN 1 ELSE -1 END
-                        WHEN 3 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 3 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'5d' THEN 1 ELSE 0 END
-                        WHEN 4 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 4 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'22' THEN 15 ELSE -1 END
-                        WHEN 7 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'20', x'09', x'0a', x'0d') THEN 7 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'3a' THEN 0 ELSE -1 END
-                        WHEN 5 THEN CASE WHEN (instr(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1), x'00') > 0 OR CAST(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1) AS TEXT) GLOB '*[' || char(1) || '-' || char(31) || ']*') THEN -1 WHEN min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) = 257 THEN CASE WHEN length(substr(CAST(new.value AS BLOB), x.p, 256)) < 256 THEN -1 ELSE 5 END
-                            WHEN substr(substr(CAST(new.value AS BLOB), x.p, 256), min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)), 1) = x'22' THEN 1 ELSE 6 END
-                        WHEN 15 THEN CASE WHEN (instr(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1), x'00') > 0 OR CAST(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1) AS TEXT) GLOB '*[' || char(1) || '-' || char(31) || ']*') THEN -1 WHEN min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) = 257 THEN CASE WHEN length(substr(CAST(new.value AS BLOB), x.p, 256)) < 256 THEN -1 ELSE 15 END
-                            WHEN substr(substr(CAST(new.value AS BLOB), x.p, 256), min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)), 1) = x'22' THEN 7 ELSE 16 END
-                        WHEN 6 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'22', x'5c', x'2f', x'62', x'66', x'6e', x'72', x'74') OR (substr(CAST(new.value AS BLOB), x.p, 1) = x'75' AND upper(CAST(substr(CAST(new.value AS BLOB), x.p + 1, 4) AS TEXT)) GLOB '[0-9A-F][0-9A-F][0-9A-F][0-9A-F]') THEN 5 ELSE -1 END
-                        WHEN 16 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'22', x'5c', x'2f', x'62', x'66', x'6e', x'72', x'74') OR (substr(CAST(new.value AS BLOB), x.p, 1) = x'75' AND upper(CAST(substr(CAST(new.value AS BLOB), x.p + 1, 4) AS TEXT)) GLOB '[0-9A-F][0-9A-F][0-9A-F][0-9A-F]') THEN 15 ELSE -1 END
-                        WHEN 20 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'30' THEN 21 WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'31' AND x'39' THEN 22 ELSE -1 END
-                        WHEN 21 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'2e' THEN 23 WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'65', x'45') THEN 25 ELSE 1 END
-                        WHEN 22 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 22 WHEN substr(CAST(new.value AS BLOB), x.p, 1) = x'2e' THEN 23 WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'65', x'45') THEN 25 ELSE 1 END
-                        WHEN 23 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 24 ELSE -1 END
-                        WHEN 24 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 24 WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'65', x'45') THEN 25 ELSE 1 END
-                        WHEN 25 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) IN (x'2b', x'2d') THEN 26 WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 27 ELSE -1 END
-                        WHEN 26 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 27 ELSE -1 END
-                        WHEN 27 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 1) BETWEEN x'30' AND x'39' THEN 27 ELSE 1 END
+                        WHEN 2 THEN CASE WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 2 WHEN x.h = x'22' THEN 15 WHEN x.h = x'7d' THEN 1 ELSE -1 END
+                        WHEN 3 THEN CASE WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 3 WHEN x.h = x'5d' THEN 1 ELSE 0 END
+                        WHEN 4 THEN CASE WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 4 WHEN x.h = x'22' THEN 15 ELSE -1 END
+                        WHEN 7 THEN CASE WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 7 WHEN x.h = x'3a' THEN 0 ELSE -1 END
+                        WHEN 5 THEN CASE WHEN x.n THEN -1 WHEN x.k = 257 THEN 5
+                            WHEN substr(substr(CAST(new.value AS BLOB), x.p, 256), x.k, 1) = x'22' THEN 1 ELSE 6 END
+                        WHEN 15 THEN CASE WHEN x.n THEN -1 WHEN x.k = 257 THEN 15
+                            WHEN substr(substr(CAST(new.value AS BLOB), x.p, 256), x.k, 1) = x'22' THEN 7 ELSE 16 END
+                        WHEN 6 THEN CASE WHEN x.h IN (x'22', x'5c', x'2f', x'62', x'66', x'6e', x'72', x'74') OR (x.h = x'75' AND x.n) THEN 5 ELSE -1 END
+                        WHEN 16 THEN CASE WHEN x.h IN (x'22', x'5c', x'2f', x'62', x'66', x'6e', x'72', x'74') OR (x.h = x'75' AND x.n) THEN 15 ELSE -1 END
+                        WHEN 20 THEN CASE WHEN x.h = x'30' THEN 21 WHEN x.h BETWEEN x'30' AND x'39' THEN 22 ELSE -1 END
+                        WHEN 21 THEN CASE WHEN x.h = x'2e' THEN 23 WHEN x.h IN (x'65', x'45') THEN 25 ELSE 1 END
+                        WHEN 22 THEN CASE WHEN x.h BETWEEN x'30' AND x'39' THEN 22 WHEN x.h = x'2e' THEN 23 WHEN x.h IN (x'65', x'45') THEN 25 ELSE 1 END
+                        WHEN 23 THEN CASE WHEN x.h BETWEEN x'30' AND x'39' THEN 24 ELSE -1 END
+                        WHEN 24 THEN CASE WHEN x.h BETWEEN x'30' AND x'39' THEN 24 WHEN x.h IN (x'65', x'45') THEN 25 ELSE 1 END
+                        WHEN 25 THEN CASE WHEN x.h IN (x'2b', x'2d') THEN 26 WHEN x.h BETWEEN x'30' AND x'39' THEN 27 ELSE -1 END
+                        WHEN 26 THEN CASE WHEN x.h BETWEEN x'30' AND x'39' THEN 27 ELSE -1 END
+                        WHEN 27 THEN CASE WHEN x.h BETWEEN x'30' AND x'39' THEN 27 ELSE 1 END
                         ELSE -1 END,
                     CASE
-                        WHEN x.s = 0 AND substr(CAST(new.value AS BLOB), x.p, 1) = x'7b' THEN x.st || 'o'
-                        WHEN x.s = 0 AND substr(CAST(new.value AS BLOB), x.p, 1) = x'5b' THEN x.st || 'a'
-                        WHEN x.s IN (1, 2, 3) AND substr(CAST(new.value AS BLOB), x.p, 1) IN (x'7d', x'5d') THEN substr(x.st, 1, length(x.st) - 1)
-                        ELSE x.st END
-                FROM scan AS x
-                WHERE x.s NOT IN (-1, 99)
+                        WHEN x.s = 0 AND x.h = x'7b' THEN x.st || 'o'
+                        WHEN x.s = 0 AND x.h = x'5b' THEN x.st || 'a'
+                        WHEN x.s IN (1, 2, 3) AND x.h IN (x'7d', x'5d') THEN substr(x.st, 1, length(x.st) - 1)
+                        ELSE x.st END,
+                    NULL, NULL, NULL
+                FROM scan AS x WHERE x.phase = 1 AND x.s NOT IN (-1, 99)
             )
             SELECT 1 FROM scan WHERE s = 99
         )

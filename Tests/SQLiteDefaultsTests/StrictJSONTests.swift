@@ -14,8 +14,8 @@ struct StrictJSONTests {
         "\"\\x\"", "\"\\u12\"", "\"\\u12G4\"", "\"a\tb\"", "\"a\nb\"", "\u{FEFF}{}", "tru", "nul", "truex", "{\"a\":1}x",
         "  [ 1 , 2 ]  ", "\"" + String(repeating: "a", count: 300) + "\"", "\"" + String(repeating: "a", count: 255) + "\\\"\"",
         "\"" + String(repeating: "é", count: 200) + "\"", "\"" + String(repeating: "a", count: 255),
-        String(repeating: "[", count: 512) + String(repeating: "]", count: 512),
-        String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+        String(repeating: "[", count: 1_000) + String(repeating: "]", count: 1_000),
+        String(repeating: "[", count: 1_001) + String(repeating: "]", count: 1_001),
         "{\"a\":[1,{\"b\":null}],\"c\":\"\\\\\"}", "\"\\\\\"", "\"\\\"", "{'a':1}", "{a:1}", "[1,2,]", "0x10", "Infinity", "NaN",
         "[1 2]", "\"\"", "\"\\/\"", "-01", "1E-5", "[-]", "-0", "0e5", "[1,2] // c", "/* c */ 1", "+1", "\"\\u00e9\\uD800\"",
         "\u{00A0}1", "\"a\u{2028}b\"", "{\"a\":1,\"a\":2}", "123456789012345678901234567890", "[true,false,null]", "\r\n\t1\t",
@@ -89,13 +89,27 @@ struct StrictJSONTests {
             do { try store.set(text, for: key); library = true } catch { library = false }
             #expect(swift == sql && sql == library,
                     "SQLite \(SQLiteLibrary.version): \(text.debugDescription): Swift \(swift), SQL client \(sql), library \(library)")
-            // json_valid differs only beyond 512 levels (it nests 2,000 before 3.45, 1,000 after).
-            if jsonValid[index] != sql, !text.hasPrefix(String(repeating: "[", count: 513)) {
+            // json_valid differs only beyond 1,000 levels (it nests 2,000 before 3.45).
+            if jsonValid[index] != sql, !text.hasPrefix(String(repeating: "[", count: 1_001)) {
                 differences += 1
                 Issue.record("SQLite \(SQLiteLibrary.version): json_valid says \(String(describing: jsonValid[index])) for \(text.debugDescription), the schema \(sql)")
             }
         }
         #expect(differences == 0)
+    }
+
+    @Test("every schema object's text fits the smallest length limit a store gives SQLite")
+    func schemaFitsTheLengthFloor() throws {
+        // SQLITE_LIMIT_LENGTH caps the schema's own text too: a store configured with a small
+        // maximumValueLength could not write at all if the JSON check's trigger did not fit.
+        let directory = try TemporaryDirectory()
+        var configuration = DefaultsStore.Configuration()
+        configuration.maximumValueLength = 1
+        let store = try DefaultsStore(path: directory.database, configuration: configuration)
+        store[DefaultsKey<Int>("count", default: 0)] = 3
+        #expect(store[DefaultsKey<Int>("count", default: 0)] == 3)
+        let longest = Int(try sqlite3(directory.database, "SELECT max(length(sql)) FROM sqlite_master")) ?? .max
+        #expect(longest < StoreOpener.sqliteLengthFloor / 2, "the longest schema text is \(longest) bytes")
     }
 
     @Test("the SQL validator reads a long value in time proportional to its length")

@@ -8,8 +8,9 @@
 /// no NUL byte anywhere.
 enum StrictJSON {
     /// The deepest nesting of arrays and objects accepted, at every door (the schema, `prefs`,
-    /// the console, the fleet): Foundation's JSON reader stops at 512 too.
-    static let maximumDepth = 512
+    /// the console, the fleet): what SQLite's own JSON functions take from 3.45 on. (Foundation's
+    /// JSON decoder stops at 512, so a `Codable` value nested deeper reads as `.decodingFailed`.)
+    static let maximumDepth = 1_000
 
     /// Whether `bytes` are one JSON value with optional surrounding white space.
     static func isValid<Bytes: Collection>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {

@@ -5,8 +5,12 @@ import Foundation
 /// Nothing is written to a file before it is known to be a database of this library, of a
 /// schema it understands, with a write-ahead log that belongs to it.
 enum StoreOpener {
-    /// The smallest length limit given to SQLite (see `configure`).
-    static let sqliteLengthFloor = 4_096
+    /// The smallest length limit given to SQLite (see `configure`). It caps every string SQLite
+    /// makes, the text of each schema object it loads included: the longest, the JSON check of
+    /// declared keys (Migrations/0010), is about 7,600 bytes, and a statement that writes
+    /// `defaults` fails to prepare when the limit is below it. 64 KiB leaves room for the schema to
+    /// grow; the store holds values to the configured limit itself.
+    static let sqliteLengthFloor = 65_536
 
     /// - Parameters:
     ///   - realPath: the database file with symbolic links resolved, or nil for memory.
