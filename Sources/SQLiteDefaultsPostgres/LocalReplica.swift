@@ -115,8 +115,7 @@ struct LocalReplica: Sendable {
                 let local = try transaction.row(row.key)
                 let isPending = !asNewMember && !SQLiteValue.isSameRow(local, known?.value)
                 if !isPending, !SQLiteValue.isSameRow(local, row.value) {
-                    if try keepsLocal(row, local: local, in: transaction, onRefused: onRefused) { continue }
-                    try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
+                    guard try take(row, local: local, in: transaction, onRefused: onRefused) else { continue }
                     changed += 1
                 }
                 try setShadow(row.key, row.value, version: row.version, in: transaction)
@@ -127,18 +126,38 @@ struct LocalReplica: Sendable {
         }
     }
 
-    /// Keeps the local value when this file's declaration of the key refuses the fleet's row
-    /// (a peer running a version of the app that declares the key otherwise, during a rolling
-    /// upgrade). The shadow takes the row's version with the *local* value: the row counts as
-    /// seen (the table stays in step, and the row is not fetched again), yet the local value is
-    /// not pending, so it is not pushed over the peer's. A later row that fits applies as usual.
-    /// - Returns: whether the row was refused (and its shadow recorded).
-    private func keepsLocal(_ row: FleetRow, local: SQLiteValue?, in transaction: ReplicaTransaction,
-                            onRefused: (_ key: String, _ reason: String) -> Void) throws -> Bool {
-        guard let value = row.value, let reason = try transaction.refusal(of: value, for: row.key) else { return false }
+    /// Writes the fleet's row to the file, unless the file refuses it; returns whether it was
+    /// written.
+    ///
+    /// The database is the judge: its declared-key triggers (or any constraint an operator
+    /// added) may refuse the write. A refused write is one aborted statement: SQLite undoes it
+    /// (the statement's own journal is a savepoint of one row), the store forgets its record of
+    /// it, and the transaction goes on with the other rows. The local value then stays
+    /// (``keepsLocal(_:local:reason:in:onRefused:)``). Whatever the declaration's own check
+    /// says: it phrases the reason, and a row it accepts but the database refuses (a Swift check
+    /// that differs from SQL's in some corner, another SQLite version) is refused all the same,
+    /// never a failed apply that would stop the sync at this row on every retry.
+    private func take(_ row: FleetRow, local: SQLiteValue?, in transaction: ReplicaTransaction,
+                      onRefused: (_ key: String, _ reason: String) -> Void) throws -> Bool {
+        do {
+            try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
+            return true
+        } catch let error as DefaultsError {
+            guard let reason = try RowRefusal.reason(for: error, writing: row, in: transaction) else { throw error }
+            try keepsLocal(row, local: local, reason: reason, in: transaction, onRefused: onRefused)
+            return false
+        }
+    }
+
+    /// Keeps the local value of a row the file refused (a peer running a version of the app that
+    /// declares the key otherwise, during a rolling upgrade, or a peer with no declaration at
+    /// all). The shadow takes the row's version with the *local* value: the row counts as seen
+    /// (the table stays in step, and the row is not fetched again), yet the local value is not
+    /// pending, so it is not pushed over the peer's. A later row that fits applies as usual.
+    private func keepsLocal(_ row: FleetRow, local: SQLiteValue?, reason: String, in transaction: ReplicaTransaction,
+                            onRefused: (_ key: String, _ reason: String) -> Void) throws {
         try setShadow(row.key, local, version: row.version, in: transaction)
         onRefused(row.key, reason)
-        return true
     }
 
     /// Records that `rows` now stand in the fleet's table at `version`, unless a newer row of
@@ -216,8 +235,7 @@ struct LocalReplica: Sendable {
                     let local = try transaction.row(row.key)
                     let isPending = !SQLiteValue.isSameRow(local, known?.value)
                     if !isPending, !SQLiteValue.isSameRow(local, row.value) {
-                        if try keepsLocal(row, local: local, in: transaction, onRefused: onRefused) { continue }
-                        try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
+                        guard try take(row, local: local, in: transaction, onRefused: onRefused) else { continue }
                     }
                 }
                 try setShadow(row.key, row.value, version: row.version, in: transaction)
