@@ -143,6 +143,8 @@ public final class DefaultsPostgresSync: Service, Sendable {
     /// Runs until cancelled or until graceful shutdown, then returns. While PostgreSQL
     /// cannot be reached (refused, timed out, restarting, the connection lost), it retries with
     /// back-off, 0.1 s growing to 5 s apart, and logs one line when that starts.
+    /// A table dropped and created again, or gone back in time, is found by the next fetch (at
+    /// most the safety interval, 5 s, away) and joined again, with one line.
     ///
     /// - Throws: `DefaultsError` for what retrying cannot cure — `.invalidConfiguration`
     ///   (an invalid table name), `.remoteRejected` (bad credentials, no such database, no
@@ -187,6 +189,13 @@ public final class DefaultsPostgresSync: Service, Sendable {
                 }
             } catch {
                 if Task.isCancelled || error is CancellationError { throw CancellationError() }
+                if error is FleetTableChanged {
+                    // Not in step until the next session has joined the table again (it says so).
+                    _ = report(.starting)
+                    delay = timing.firstRetryDelay
+                    try await Task.sleep(for: delay)
+                    continue
+                }
                 let failure = FleetFailure.classify(error)
                 // Only what a retry may cure is retried; the rest ends `run()` (thrown, not
                 // logged: the caller decides what to say).

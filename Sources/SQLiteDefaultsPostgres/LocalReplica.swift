@@ -33,6 +33,9 @@ struct LocalReplica: Sendable {
         /// True when the file never finished joining this fleet's table: its first fetch
         /// then wins over local values (see ``apply(_:identity:position:asNewMember:)``).
         let isNew: Bool
+        /// True when the file was in step with another table of this name before (dropped and
+        /// created again, or on another server): it joins this one as new.
+        var replacesAnother = false
     }
 
     /// Creates the tables when missing and reads the position. A file that last synced with
@@ -45,7 +48,7 @@ struct LocalReplica: Sendable {
                 return Membership(position: position, isNew: false)
             }
             try transaction.execute("DELETE FROM defaults_fleet_shadow; DELETE FROM defaults_fleet_state")
-            return Membership(position: 0, isNew: true)
+            return Membership(position: 0, isNew: true, replacesAnother: !rows.isEmpty)
         }
     }
 
