@@ -86,6 +86,44 @@ struct SyncCommandTests {
         #expect(outcome?.status == 0)
     }
 
+    @Test("more sidecars than connection slots: each says within seconds that it is ready, or why not in PostgreSQL's words; the waiting ones say ready once a slot frees")
+    func moreSidecarsThanSlots() async throws {
+        // 8 connections, 3 of them the superuser's: 5 for the fleet's role, 8 sidecars.
+        let server = try await PostgresServer.start(maxConnections: 8)
+        defer { server.remove() }
+        try server.createUser("fleet", password: "secret")
+        try server.createDatabase("fleet", owner: "fleet")
+        let directory = try TemporaryDirectory()
+        let sidecars = try (0..<8).map { index in
+            try Sidecar(database: directory.path + "/m\(index).sqlite",
+                        arguments: ["--postgres", server.url(user: "fleet", database: "fleet"), "--ready"],
+                        environment: ["PGPASSWORD": "secret"])
+        }
+        func ready(_ sidecar: Sidecar) -> Bool { sidecar.errors.all.contains("ready") }
+        func refused(_ sidecar: Sidecar) -> Bool {
+            sidecar.errors.all.contains { $0.contains("remaining connection slots are reserved") || $0.contains("too many clients") }
+        }
+        // The contract is 5 s; the deadline allows a loaded machine.
+        for sidecar in sidecars {
+            #expect(await sidecar.errors.waitAsync(timeout: .seconds(20)) { _ in ready(sidecar) || refused(sidecar) }, "\(sidecar.errors.all)")
+        }
+        let waiting = sidecars.filter { !ready($0) }
+        #expect(!waiting.isEmpty)
+        for sidecar in sidecars {
+            #expect(!sidecar.errors.all.contains { $0.contains("ConnectionPool") || $0.contains("_Module") }, "\(sidecar.errors.all)")
+        }
+        for sidecar in sidecars where ready(sidecar) {
+            sidecar.process.send(SIGTERM)
+            #expect(await sidecar.process.wait(timeout: .seconds(30))?.status == 0)
+        }
+        for sidecar in waiting {
+            #expect(await sidecar.errors.waitAsync(timeout: .seconds(120)) { $0.contains("ready") }, "\(sidecar.errors.all)")
+            #expect(sidecar.errors.all.contains { $0.contains("in step") })
+            sidecar.process.send(SIGTERM)
+            #expect(await sidecar.process.wait(timeout: .seconds(30))?.status == 0)
+        }
+    }
+
     @Test("a bad URL, bad credentials, a missing database, a table of another shape, a bad table name: one line, exit 1")
     func oneLineErrors() async throws {
         try await withServer { server in
