@@ -10,20 +10,31 @@ extension DefaultsPostgresSync {
     /// up to a minute, before it fails the request), or for a session that connected and is
     /// still catching up. Runs until cancelled.
     func watchStep(table: FleetTableName) async throws {
+        // Connections PostgreSQL accepted in this spell while the client still lent none: a slot
+        // freed a moment ago, which the pool (between two of its retries) may take or lose again.
+        var acceptedProbes = 0
         while true {
             try await Task.sleep(for: .milliseconds(250))
-            guard status.isUnsaid(for: timing.silenceLimit) else { continue }
+            guard status.isUnsaid(for: timing.silenceLimit) else {
+                acceptedProbes = 0
+                continue
+            }
             let holdsConnection = status.holdsConnection
             let failure = await diagnose()
             // Said meanwhile (a failure, or in step at last): nothing to add.
             guard status.isUnsaid(for: timing.silenceLimit) else { continue }
+            if failure == nil, !holdsConnection, serverURL != nil, acceptedProbes < 2 {
+                // Ask again shortly, for PostgreSQL's reason or for the pool's connection.
+                acceptedProbes += 1
+                continue
+            }
             if let failure {
                 if report(.failing(failure.code)) {
                     logger.warning("fleet sync: \(failure.message); retrying with back-off", metadata: ["table": "\(table)"])
                 }
             } else if holdsConnection {
                 status.markSaid()
-                logger.info("fleet sync: connected to PostgreSQL, not yet in step with table \(table): catching up")
+                logger.info("fleet sync: not yet in step with PostgreSQL table \(table): still catching up, on a working connection")
             } else {
                 status.markSaid()
                 let probed = serverURL == nil ? "" : " (PostgreSQL accepted a connection of this sync's own)"

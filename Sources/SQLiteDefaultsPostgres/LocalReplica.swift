@@ -152,6 +152,28 @@ struct LocalReplica: Sendable {
         }
     }
 
+    /// Whether the file refuses `row` now: the declaration's own check, else the database's,
+    /// asked by writing the row in a savepoint that is rolled back either way (a nested
+    /// transaction of the store's: neither the file, its history nor its observers keep it).
+    private func refuses(_ row: FleetRow, in transaction: ReplicaTransaction) throws -> Bool {
+        if let value = row.value, try transaction.refusal(of: value, for: row.key) != nil { return true }
+        do {
+            try store.replicaTransaction { probe in
+                try probe.write(row.key, row.value, writer: .fleet(origin: row.origin))
+                throw WriteAccepted()
+            }
+        } catch is WriteAccepted {
+            return false
+        } catch let error as DefaultsError {
+            guard try RowRefusal.reason(for: error, writing: row, in: transaction) != nil else { throw error }
+            return true
+        }
+        return false
+    }
+
+    /// Ends ``refuses(_:in:)``'s savepoint once the database accepted the write.
+    private struct WriteAccepted: Error {}
+
     /// Keeps the local value of a row the file refused (a peer running a version of the app that
     /// declares the key otherwise, during a rolling upgrade, or a peer with no declaration at
     /// all). The shadow takes the row's version with the *local* value: the row counts as seen
@@ -231,9 +253,9 @@ struct LocalReplica: Sendable {
                 // A row refused here before (``keepsLocal``: the shadow holds the local value at the
                 // row's version) and refused still: not something the table forgot. Taking its value
                 // into the shadow would make the local value look unpushed, and push it over the peer's.
-                if let known, known.version == row.version, let value = row.value,
+                if let known, known.version == row.version,
                    SQLiteValue.isSameRow(known.value, try transaction.row(row.key)),
-                   try transaction.refusal(of: value, for: row.key) != nil { continue }
+                   try refuses(row, in: transaction) { continue }
                 if known.map({ row.version > $0.version }) ?? true {
                     let local = try transaction.row(row.key)
                     let isPending = !SQLiteValue.isSameRow(local, known?.value)

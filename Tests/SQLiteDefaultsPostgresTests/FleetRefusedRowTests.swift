@@ -84,13 +84,22 @@ struct FleetRefusedRowTests {
         #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults_changes WHERE (key = 'limit' AND value = 'forbidden') OR key = 'guarded'")
                 .trimmingCharacters(in: .whitespacesAndNewlines) == "0")
 
-        // Joining again (a file put in place, a table gone back in time) refuses the same way.
+        // Joining the table again (a reconnect to a table gone back in time) finds the refused
+        // rows where they were: refused still, so not something the table forgot — the local
+        // values are not pushed over the peer's, and nothing is said again — while a newer row
+        // applies.
         var refusedAgain: [String] = []
-        _ = try replica.rejoin([FleetRow(key: "guarded", value: .integer(1), version: 3),
+        _ = try replica.rejoin([FleetRow(key: "limit", value: .text("forbidden"), version: 2),
+                                FleetRow(key: "guarded", value: .integer(1), version: 3),
                                 FleetRow(key: "fence", value: .integer(2), version: 5)],
-                               identity: "fleet", forgettingShadows: true) { key, _ in refusedAgain.append(key) }
-        #expect(refusedAgain == ["guarded"])
+                               identity: "fleet", forgettingShadows: false) { key, _ in refusedAgain.append(key) }
+        #expect(refusedAgain.isEmpty)
         #expect(store[.raw("fence")] == .integer(2))
+        #expect(store[.raw("limit")] == .text("kept"))
+        #expect(!store.contains(.raw("guarded")))
+        #expect(try replica.pending(among: nil).isEmpty)
+        #expect(await changes.waitAsync { $0.filter { $0 == "fence" }.count == 2 })
+        #expect(!changes.all.contains("limit") && !changes.all.contains("guarded"))
     }
 
     @Test("a failure of the file itself is not a refusal: the apply fails, and nothing of it is kept")

@@ -112,16 +112,31 @@ struct SyncCommandTests {
         for sidecar in sidecars {
             #expect(!sidecar.errors.all.contains { $0.contains("ConnectionPool") || $0.contains("_Module") }, "\(sidecar.errors.all)")
         }
-        for sidecar in sidecars where ready(sidecar) {
+        // One machine in step is stopped (SIGSTOP): it keeps its slot; the others leave theirs.
+        let inStep = sidecars.filter(ready)
+        let paused = try #require(inStep.first)
+        paused.process.send(SIGSTOP)
+        for sidecar in inStep.dropFirst() {
             sidecar.process.send(SIGTERM)
             #expect(await sidecar.process.wait(timeout: .seconds(30))?.status == 0)
         }
+        // The waiting ones (three, for four free slots) get one each and say so.
         for sidecar in waiting {
             #expect(await sidecar.errors.waitAsync(timeout: .seconds(120)) { $0.contains("ready") }, "\(sidecar.errors.all)")
             #expect(sidecar.errors.all.contains { $0.contains("in step") })
+        }
+        // A write made meanwhile reaches the stopped machine once it goes on.
+        let writer = try DefaultsStore(path: directory.path + "/m\(sidecars.firstIndex { $0 === waiting[0] } ?? 0).sqlite")
+        try writer.set(.integer(1), for: .raw("while.stopped"))
+        paused.process.send(SIGCONT)
+        let pausedStore = try DefaultsStore(path: directory.path + "/m\(sidecars.firstIndex { $0 === paused } ?? 0).sqlite")
+        #expect(await eventually(timeout: .seconds(60)) { pausedStore.contains(.raw("while.stopped")) })
+        for sidecar in waiting + [paused] {
             sidecar.process.send(SIGTERM)
             #expect(await sidecar.process.wait(timeout: .seconds(30))?.status == 0)
         }
+        try writer.close()
+        try pausedStore.close()
     }
 
     @Test("a bad URL, bad credentials, a missing database, a table of another shape, a bad table name: one line, exit 1")
