@@ -13,6 +13,17 @@ enum Deadline {
         closing connection: PostgresConnection,
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
+        try await run(within: timeout, onTimeout: { try? await connection.close() }, body)
+    }
+
+    /// The same for work on no connection of the caller's: at the deadline the caller is
+    /// resumed with `.unreachable`, the work is cancelled, and `onTimeout` runs (to release what
+    /// the work holds).
+    static func run<Result: Sendable>(
+        within timeout: Duration,
+        onTimeout: @escaping @Sendable () async -> Void,
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
         let outcome = Outcome<Result>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
@@ -28,7 +39,7 @@ enum Deadline {
                     try await Task.sleep(for: timeout)
                     if outcome.finish(.failure(DefaultsError(.unreachable, "PostgreSQL did not answer within \(timeout)"))) {
                         work.cancel()
-                        try? await connection.close()
+                        await onTimeout()
                     }
                 }
                 outcome.onFinish {

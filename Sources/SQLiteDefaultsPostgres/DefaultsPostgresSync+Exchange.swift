@@ -44,12 +44,19 @@ extension DefaultsPostgresSync {
     /// already holds them and their shadows. The position then moves in memory only, and is
     /// written with the next real apply (after a restart those rows are fetched again and
     /// skipped by their versions).
+    ///
+    /// - Throws: ``FleetTableChanged`` when the table is no longer the one this session is in
+    ///   step with (another identity, or versions gone below `position`), before applying
+    ///   anything; the connection's errors.
     func fetch(after position: Int64, _ link: SessionLink, book: inout SessionBook, asNewMember: Bool = false,
                within timeout: Duration? = nil) async throws -> Int64 {
         metrics.fetched()
-        let rows = try await timed(on: link.connection, within: timeout) {
-            try await link.fleet.changes(after: position, on: link.connection)
+        let news = try await timed(on: link.connection, within: timeout) {
+            try await link.fleet.news(after: position, on: link.connection)
         }
+        if news.identity != link.identity { throw FleetTableChanged.replaced }
+        if news.newest < position { throw FleetTableChanged.wentBack }
+        let rows = news.rows
         guard let last = rows.last else {
             if asNewMember { try link.replica.apply([], identity: link.identity, position: position, asNewMember: true) }
             return position

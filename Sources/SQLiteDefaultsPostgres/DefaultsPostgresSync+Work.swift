@@ -90,6 +90,9 @@ extension DefaultsPostgresSync {
             return try await rejoin(link, floor: membership.position, forgettingShadows: false, book: &book)
         }
         if membership.isNew {
+            if membership.replacesAnother {
+                logger.warning("fleet sync: the PostgreSQL table \(link.fleet.name) is not the one this file was in step with (dropped and created again, or another server); joining it anew: taking its values, then pushing the keys only this file has")
+            }
             // The fleet's values first; then what only this file has.
             var none = SessionBook()
             let position = try await fetch(after: membership.position, link, book: &none, asNewMember: true)

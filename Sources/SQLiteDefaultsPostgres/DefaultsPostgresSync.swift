@@ -54,7 +54,10 @@ public final class DefaultsPostgresSync: Service, Sendable {
     let logger: Logger
     let origin: String
     let signals = SyncSignals()
-    private let status = Mutex(Status.starting)
+    let status = StepStatus()
+    /// The server's URL, when the caller gave it: while the client lends no connection, the
+    /// sync asks PostgreSQL itself why (see `diagnose()`).
+    let serverURL: PostgresURL?
     /// Set while the store's file must be taken as it is (see `init(store:client:table:logger:adoptingLocalValues:)`): cleared
     /// once a session has compared it with the table and pushed its differences.
     let adoptionPending: Mutex<Bool>
@@ -62,13 +65,8 @@ public final class DefaultsPostgresSync: Service, Sendable {
     /// The swift-metrics this sync reports (see ``SyncMetrics``).
     let metrics: SyncMetrics
 
-    /// What the sync last reported, so each change of state is logged once, not every retry:
-    /// a failure is one state per kind (unreachable, rejected), whatever its message says.
-    enum Status: Equatable {
-        case starting
-        case connected
-        case failing(DefaultsError.Code)
-    }
+    /// What the sync last reported (see ``StepStatus``).
+    typealias Status = StepStatus.State
 
     /// Time-outs and back-off; the tests shorten them.
     struct Timing: Sendable {
@@ -96,6 +94,13 @@ public final class DefaultsPostgresSync: Service, Sendable {
         /// Whether rows a notification carries are applied without a fetch; off, every
         /// notification from another machine is followed by a fetch.
         var appliesCarriedRows = true
+        /// The longest the sync stays out of step without a line saying so: then it says why
+        /// (a connection the client's pool does not lend, with PostgreSQL's own reason when it
+        /// knows the server's URL). With ``diagnosisTimeout``, under the 5 s an operator waits.
+        var silenceLimit: Duration = .seconds(3)
+        /// The longest the sync waits for PostgreSQL to answer a connection of its own when it
+        /// asks why the client lends none.
+        var diagnosisTimeout: Duration = .milliseconds(1_500)
     }
 
     /// Creates the sync; nothing happens until ``run()``.
@@ -109,9 +114,14 @@ public final class DefaultsPostgresSync: Service, Sendable {
     ///     An invalid name makes ``run()`` throw `.invalidConfiguration`.
     ///   - logger: where the sync logs, one line per change of state (connected, unreachable
     ///     and why), never one per retry.
+    ///   - serverURL: the URL the client was made from, if it was. The client's pool retries a
+    ///     refused connection quietly (for up to a minute before it fails the request); a sync
+    ///     out of step for 3 s without a line saying why then connects once on its own, to log
+    ///     PostgreSQL's own reason ("remaining connection slots are reserved…"). Without it the
+    ///     line says that the client lends no connection.
     public convenience init(store: DefaultsStore, client: PostgresClient, table: String = "defaults_fleet",
-                            logger: Logger = Logger(label: "SQLiteDefaultsPostgres")) {
-        self.init(store: store, client: client, table: table, logger: logger, timing: Timing())
+                            logger: Logger = Logger(label: "SQLiteDefaultsPostgres"), serverURL: PostgresURL? = nil) {
+        self.init(store: store, client: client, table: table, logger: logger, timing: Timing(), serverURL: serverURL)
     }
 
     /// Creates a sync that takes the store's file as it is: its rows that differ from the
@@ -119,13 +129,13 @@ public final class DefaultsPostgresSync: Service, Sendable {
     /// table has are taken from it. For a file put in place of the one a sync had (`prefs
     /// sync` following a database replaced by `mv`).
     package convenience init(store: DefaultsStore, client: PostgresClient, table: String, logger: Logger,
-                             adoptingLocalValues: Bool) {
+                             adoptingLocalValues: Bool, serverURL: PostgresURL? = nil) {
         self.init(store: store, client: client, table: table, logger: logger, timing: Timing(),
-                  adoptingLocalValues: adoptingLocalValues)
+                  adoptingLocalValues: adoptingLocalValues, serverURL: serverURL)
     }
 
     init(store: DefaultsStore, client: PostgresClient, table: String, logger: Logger, timing: Timing,
-         adoptingLocalValues: Bool = false, metricsFactory: (any MetricsFactory)? = nil) {
+         adoptingLocalValues: Bool = false, metricsFactory: (any MetricsFactory)? = nil, serverURL: PostgresURL? = nil) {
         metrics = SyncMetrics(table: table, factory: metricsFactory ?? MetricsSystem.factory)
         adoptionPending = Mutex(adoptingLocalValues)
         self.store = store
@@ -133,16 +143,21 @@ public final class DefaultsPostgresSync: Service, Sendable {
         self.table = table
         self.logger = logger
         self.timing = timing
+        self.serverURL = serverURL
         origin = "\(ProcessInfo.processInfo.hostName):\(store.path ?? "memory")"
     }
 
     /// Whether the sync holds a working connection and has caught up with the table since it
     /// connected (the initial comparison and fetch are done).
-    public var isConnected: Bool { status.withLock { $0 == .connected } }
+    public var isConnected: Bool { status.isConnected }
 
     /// Runs until cancelled or until graceful shutdown, then returns. While PostgreSQL
     /// cannot be reached (refused, timed out, restarting, the connection lost), it retries with
-    /// back-off, 0.1 s growing to 5 s apart, and logs one line when that starts.
+    /// back-off, 0.1 s growing to 5 s apart, and logs one line when that starts, with
+    /// PostgreSQL's reason; one line again when it is in step. Out of step for 3 s with nothing
+    /// said (the client's pool retrying a refused connection quietly), it says why.
+    /// A table dropped and created again, or gone back in time, is found by the next fetch (at
+    /// most the safety interval, 5 s, away) and joined again, with one line.
     ///
     /// - Throws: `DefaultsError` for what retrying cannot cure — `.invalidConfiguration`
     ///   (an invalid table name), `.remoteRejected` (bad credentials, no such database, no
@@ -160,7 +175,13 @@ public final class DefaultsPostgresSync: Service, Sendable {
         defer { observation.cancel() }
         do {
             try await cancelWhenGracefulShutdown {
-                try await self.runSessions(fleet: fleet, replica: replica)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await self.runSessions(fleet: fleet, replica: replica) }
+                    group.addTask { try await self.watchStep(table: name) }
+                    // Only the sessions end (the watch runs until cancelled).
+                    defer { group.cancelAll() }
+                    try await group.next()
+                }
             }
         } catch is CancellationError {
             return
@@ -176,6 +197,8 @@ public final class DefaultsPostgresSync: Service, Sendable {
             try Task.checkCancellation()
             do {
                 try await client.withConnection { connection in
+                    self.status.holdsConnection = true
+                    defer { self.status.holdsConnection = false }
                     do {
                         try await self.session(on: connection, fleet: fleet, replica: replica)
                     } catch {
@@ -187,11 +210,22 @@ public final class DefaultsPostgresSync: Service, Sendable {
                 }
             } catch {
                 if Task.isCancelled || error is CancellationError { throw CancellationError() }
-                let failure = FleetFailure.classify(error)
+                if error is FleetTableChanged {
+                    // Not in step until the next session has joined the table again (it says so).
+                    _ = report(.starting)
+                    delay = timing.firstRetryDelay
+                    try await Task.sleep(for: delay)
+                    continue
+                }
+                var failure = FleetFailure.classify(error)
                 // Only what a retry may cure is retried; the rest ends `run()` (thrown, not
                 // logged: the caller decides what to say).
                 guard failure.code == .unreachable else { throw failure }
                 metrics.retried()
+                if status.state != .failing(.unreachable), FleetFailure.isFromPool(error), let found = await diagnose() {
+                    // The pool gave up after retrying quietly, and says nothing of why: PostgreSQL does.
+                    failure = DefaultsError(.unreachable, found.message)
+                }
                 if report(.failing(failure.code)) {
                     logger.warning("fleet sync: \(failure.message); retrying with back-off", metadata: ["table": "\(fleet.name)"])
                     delay = timing.firstRetryDelay
@@ -205,10 +239,7 @@ public final class DefaultsPostgresSync: Service, Sendable {
     /// Records a new state; true when it differs from the last one reported.
     func report(_ new: Status) -> Bool {
         metrics.connection(new == .connected)
-        return status.withLock { status in
-            defer { status = new }
-            return status != new
-        }
+        return status.enter(new)
     }
 
     /// One connection's life: listen, catch up both ways, then push and fetch as signalled,

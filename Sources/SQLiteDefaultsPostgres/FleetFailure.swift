@@ -12,9 +12,19 @@ enum FleetFailure {
         if let error = error as? DefaultsError { return error }
         if let error = error as? PSQLError { return classify(error) }
         if let error = error as? ConnectionPoolError {
-            return DefaultsError(.unreachable, "cannot connect to PostgreSQL (\(error))")
+            // In words: the error's own description is a path of internal type names.
+            if error == .connectionCreationCircuitBreakerTripped {
+                return DefaultsError(.unreachable, "cannot connect to PostgreSQL: the client's new connections kept failing, and it stopped waiting for one")
+            }
+            if error == .poolShutdown { return DefaultsError(.unreachable, "the PostgreSQL client was shut down") }
+            return DefaultsError(.unreachable, "the request for a PostgreSQL connection was cancelled")
         }
         return DefaultsError(.unreachable, "cannot reach PostgreSQL: \(oneLine(String(describing: error)))")
+    }
+
+    /// Whether `error` is the client's pool giving up a request (it says nothing of why).
+    static func isFromPool(_ error: any Error) -> Bool {
+        error is ConnectionPoolError
     }
 
     private static func classify(_ error: PSQLError) -> DefaultsError {

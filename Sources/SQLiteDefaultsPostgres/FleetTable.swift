@@ -197,6 +197,39 @@ struct FleetTable: Sendable {
         return result
     }
 
+    /// Every row written after `position`, as ``changes(after:on:)`` reads them, with the
+    /// table's identity and newest version, in one round trip: every fetch, the safety fetch
+    /// included, checks that the table is still the one this machine is in step with.
+    func news(after position: Int64, on connection: PostgresConnection) async throws -> FleetNews {
+        var binds = bindings(position)
+        binds.append(name.quoted)
+        // One row per new table row, or one with NULL columns when there is none; the identity
+        // is formed as in `inspect(on:)`.
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            SELECT current_database()::text, c.oid::bigint, coalesce(obj_description(c.oid, 'pg_class'), ''),
+                (SELECT coalesce(max(version), 0) FROM \(name.quoted)),
+                f.key, f.storage_class, f.integer_value, f.real_value, f.bytes_value, f.version, f.origin
+            FROM pg_class c LEFT JOIN \(name.quoted) f ON f.version > $1
+            WHERE c.oid = to_regclass($2::text)
+            ORDER BY f.version, f.key
+            """, binds: binds), logger: logger)
+        var identity: String?
+        var newest: Int64 = 0
+        var result: [FleetRow] = []
+        for try await (database, oid, comment, largest, key, storageClass, integer, real, bytes, version, origin)
+            in rows.decode((String, Int64, String, Int64, String?, String?, Int64?, Double?, ByteBuffer?, Int64?, String?).self) {
+            identity = "\(database)/\(oid)/\(comment)"
+            newest = largest
+            guard let key, let storageClass, let version else { continue }
+            result.append(FleetRow(key: key, value: try Self.value(storageClass, integer, real, bytes, key: key), version: version, origin: origin))
+        }
+        guard let identity else {
+            // Gone between the parse and the lookup: a drop in progress.
+            throw DefaultsError(.unreachable, "the PostgreSQL table \(name) disappeared")
+        }
+        return FleetNews(identity: identity, newest: newest, rows: result)
+    }
+
     /// Every key's version: enough to tell whether the table still holds what this machine
     /// last saw of it (see ``LocalReplica/isInStep(with:position:)``), without the values.
     func versions(on connection: PostgresConnection) async throws -> [String: Int64] {

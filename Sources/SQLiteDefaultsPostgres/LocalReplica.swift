@@ -33,6 +33,9 @@ struct LocalReplica: Sendable {
         /// True when the file never finished joining this fleet's table: its first fetch
         /// then wins over local values (see ``apply(_:identity:position:asNewMember:)``).
         let isNew: Bool
+        /// True when the file was in step with another table of this name before (dropped and
+        /// created again, or on another server): it joins this one as new.
+        var replacesAnother = false
     }
 
     /// Creates the tables when missing and reads the position. A file that last synced with
@@ -45,7 +48,7 @@ struct LocalReplica: Sendable {
                 return Membership(position: position, isNew: false)
             }
             try transaction.execute("DELETE FROM defaults_fleet_shadow; DELETE FROM defaults_fleet_state")
-            return Membership(position: 0, isNew: true)
+            return Membership(position: 0, isNew: true, replacesAnother: !rows.isEmpty)
         }
     }
 
@@ -115,8 +118,7 @@ struct LocalReplica: Sendable {
                 let local = try transaction.row(row.key)
                 let isPending = !asNewMember && !SQLiteValue.isSameRow(local, known?.value)
                 if !isPending, !SQLiteValue.isSameRow(local, row.value) {
-                    if try keepsLocal(row, local: local, in: transaction, onRefused: onRefused) { continue }
-                    try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
+                    guard try take(row, local: local, in: transaction, onRefused: onRefused) else { continue }
                     changed += 1
                 }
                 try setShadow(row.key, row.value, version: row.version, in: transaction)
@@ -127,18 +129,60 @@ struct LocalReplica: Sendable {
         }
     }
 
-    /// Keeps the local value when this file's declaration of the key refuses the fleet's row
-    /// (a peer running a version of the app that declares the key otherwise, during a rolling
-    /// upgrade). The shadow takes the row's version with the *local* value: the row counts as
-    /// seen (the table stays in step, and the row is not fetched again), yet the local value is
-    /// not pending, so it is not pushed over the peer's. A later row that fits applies as usual.
-    /// - Returns: whether the row was refused (and its shadow recorded).
-    private func keepsLocal(_ row: FleetRow, local: SQLiteValue?, in transaction: ReplicaTransaction,
-                            onRefused: (_ key: String, _ reason: String) -> Void) throws -> Bool {
-        guard let value = row.value, let reason = try transaction.refusal(of: value, for: row.key) else { return false }
+    /// Writes the fleet's row to the file, unless the file refuses it; returns whether it was
+    /// written.
+    ///
+    /// The database is the judge: its declared-key triggers (or any constraint an operator
+    /// added) may refuse the write. A refused write is one aborted statement: SQLite undoes it
+    /// (the statement's own journal is a savepoint of one row), the store forgets its record of
+    /// it, and the transaction goes on with the other rows. The local value then stays
+    /// (``keepsLocal(_:local:reason:in:onRefused:)``). Whatever the declaration's own check
+    /// says: it phrases the reason, and a row it accepts but the database refuses (a Swift check
+    /// that differs from SQL's in some corner, another SQLite version) is refused all the same,
+    /// never a failed apply that would stop the sync at this row on every retry.
+    private func take(_ row: FleetRow, local: SQLiteValue?, in transaction: ReplicaTransaction,
+                      onRefused: (_ key: String, _ reason: String) -> Void) throws -> Bool {
+        do {
+            try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
+            return true
+        } catch let error as DefaultsError {
+            guard let reason = try RowRefusal.reason(for: error, writing: row, in: transaction) else { throw error }
+            try keepsLocal(row, local: local, reason: reason, in: transaction, onRefused: onRefused)
+            return false
+        }
+    }
+
+    /// Whether the file refuses `row` now: the declaration's own check, else the database's,
+    /// asked by writing the row in a savepoint that is rolled back either way (a nested
+    /// transaction of the store's: neither the file, its history nor its observers keep it).
+    private func refuses(_ row: FleetRow, in transaction: ReplicaTransaction) throws -> Bool {
+        if let value = row.value, try transaction.refusal(of: value, for: row.key) != nil { return true }
+        do {
+            try store.replicaTransaction { probe in
+                try probe.write(row.key, row.value, writer: .fleet(origin: row.origin))
+                throw WriteAccepted()
+            }
+        } catch is WriteAccepted {
+            return false
+        } catch let error as DefaultsError {
+            guard try RowRefusal.reason(for: error, writing: row, in: transaction) != nil else { throw error }
+            return true
+        }
+        return false
+    }
+
+    /// Ends ``refuses(_:in:)``'s savepoint once the database accepted the write.
+    private struct WriteAccepted: Error {}
+
+    /// Keeps the local value of a row the file refused (a peer running a version of the app that
+    /// declares the key otherwise, during a rolling upgrade, or a peer with no declaration at
+    /// all). The shadow takes the row's version with the *local* value: the row counts as seen
+    /// (the table stays in step, and the row is not fetched again), yet the local value is not
+    /// pending, so it is not pushed over the peer's. A later row that fits applies as usual.
+    private func keepsLocal(_ row: FleetRow, local: SQLiteValue?, reason: String, in transaction: ReplicaTransaction,
+                            onRefused: (_ key: String, _ reason: String) -> Void) throws {
         try setShadow(row.key, local, version: row.version, in: transaction)
         onRefused(row.key, reason)
-        return true
     }
 
     /// Records that `rows` now stand in the fleet's table at `version`, unless a newer row of
@@ -209,15 +253,14 @@ struct LocalReplica: Sendable {
                 // A row refused here before (``keepsLocal``: the shadow holds the local value at the
                 // row's version) and refused still: not something the table forgot. Taking its value
                 // into the shadow would make the local value look unpushed, and push it over the peer's.
-                if let known, known.version == row.version, let value = row.value,
+                if let known, known.version == row.version,
                    SQLiteValue.isSameRow(known.value, try transaction.row(row.key)),
-                   try transaction.refusal(of: value, for: row.key) != nil { continue }
+                   try refuses(row, in: transaction) { continue }
                 if known.map({ row.version > $0.version }) ?? true {
                     let local = try transaction.row(row.key)
                     let isPending = !SQLiteValue.isSameRow(local, known?.value)
                     if !isPending, !SQLiteValue.isSameRow(local, row.value) {
-                        if try keepsLocal(row, local: local, in: transaction, onRefused: onRefused) { continue }
-                        try transaction.write(row.key, row.value, writer: .fleet(origin: row.origin))
+                        guard try take(row, local: local, in: transaction, onRefused: onRefused) else { continue }
                     }
                 }
                 try setShadow(row.key, row.value, version: row.version, in: transaction)

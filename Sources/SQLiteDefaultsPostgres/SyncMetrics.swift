@@ -10,7 +10,7 @@ import Foundation
 /// | `sqlitedefaults_fleet_pushes_total` | counter | pushes committed in PostgreSQL |
 /// | `sqlitedefaults_fleet_pushed_rows_total` | counter | rows those pushes wrote |
 /// | `sqlitedefaults_fleet_applied_rows_total` | counter | rows from other machines applied to the file (refused rows not counted) |
-/// | `sqlitedefaults_fleet_refused_rows_total` | counter | rows not taken: keys that cannot travel (NUL in the key, once per key and session), and rows from other machines the local declarations refuse |
+/// | `sqlitedefaults_fleet_refused_rows_total` | counter | rows not taken: keys that cannot travel (NUL in the key, once per key and session), and rows from other machines the file refuses (its declarations, or a constraint of its database) |
 /// | `sqlitedefaults_fleet_fetches_total` | counter | fetches of the table (catch-up, safety, a notification that did not carry its rows) |
 /// | `sqlitedefaults_fleet_retries_total` | counter | sessions that failed (lost, stalled, timed out) and are retried with back-off; the client's pool retries refused connections quietly, which shows as `connected` 0 |
 /// | `sqlitedefaults_fleet_connected` | gauge | 1 while connected and in step, else 0 |

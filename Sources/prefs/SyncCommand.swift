@@ -16,7 +16,9 @@ struct SyncCommand: AsyncParsableCommand {
             table, and applies the other machines' changes as they are notified (LISTEN/NOTIFY). \
             The table is created when missing. While PostgreSQL cannot be reached, local reads and \
             writes go on; changes are pushed when it returns. One line is printed on standard \
-            error per change of state (connected, unreachable and why), not per retry. The \
+            error per change of state (connected, unreachable and why, in PostgreSQL's words), \
+            not per retry; a sync out of step for 3 s with nothing said (such as waiting for a \
+            connection slot) says why. The \
             password is taken, as libpq does, from --password-file, else PGPASSWORD, else \
             PGPASSFILE or ~/.pgpass (ignored unless private); a password in the URL works but is \
             visible to every local user, so it is warned about. When the database file is replaced \
@@ -61,7 +63,7 @@ struct SyncCommand: AsyncParsableCommand {
             configuration.options.connectTimeout = .seconds(2)
         }
         let client = PostgresClient(configuration: configuration)
-        let follower = SyncFollower(path: path, client: client, table: table, logger: logger, printsReady: ready)
+        let follower = SyncFollower(path: path, client: client, url: url, table: table, logger: logger, printsReady: ready)
 
         let work = Task {
             // The client ends only when cancelled; the follower when cancelled or when the

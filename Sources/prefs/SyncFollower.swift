@@ -15,6 +15,8 @@ import SQLiteDefaultsPostgres
 struct SyncFollower: Sendable {
     let path: String
     let client: PostgresClient
+    /// The server's URL, for the sync to ask PostgreSQL itself why the client lends no connection.
+    let url: PostgresURL
     let table: String
     let logger: Logger
     let printsReady: Bool
@@ -26,7 +28,7 @@ struct SyncFollower: Sendable {
         var adopting = false
         while true {
             let sync = DefaultsPostgresSync(store: store, client: client, table: table, logger: logger,
-                                            adoptingLocalValues: adopting)
+                                            adoptingLocalValues: adopting, serverURL: url)
             if !adopting, let unreachable { sync.reportUnreachable(unreachable) }
             guard try await runUntilReplaced(sync, printsReady: printsReady && !adopting) else { return }
             try? store.close()

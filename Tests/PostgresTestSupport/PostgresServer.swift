@@ -18,7 +18,8 @@ import Synchronization
 ///
 /// The superuser `postgres` connects over loopback without a password (trust); every other
 /// user must give its password (`scram-sha-256`), so a wrong password fails with "password
-/// authentication failed". The server runs with `fsync=off` and `max_connections=200`.
+/// authentication failed". The server runs with `fsync=off` and `max_connections=200` unless
+/// started with another limit (three of them are kept for the superuser, as PostgreSQL does).
 ///
 /// Needs the PostgreSQL server programs: `initdb` on `$PATH`, or Debian's `postgresql`
 /// package (`/usr/lib/postgresql/<version>/bin`, the newest is taken). As root the server
@@ -44,6 +45,9 @@ public final class PostgresServer: Sendable {
     public let dataDirectory: String
     /// The server's log file, inside ``directory``.
     public let logFile: String
+    /// PostgreSQL's `max_connections`; `superuser_reserved_connections` keeps 3 of them for
+    /// `postgres`, so other roles get this many less 3.
+    public let maxConnections: Int
 
     private let installation: PostgresInstallation
     private let watchdog: ServerWatchdog?
@@ -54,8 +58,9 @@ public final class PostgresServer: Sendable {
         case running, stopped, removed
     }
 
-    private init(installation: PostgresInstallation, directory: String, port: Int, watchdog: ServerWatchdog?) {
+    private init(installation: PostgresInstallation, directory: String, port: Int, maxConnections: Int, watchdog: ServerWatchdog?) {
         self.installation = installation
+        self.maxConnections = maxConnections
         self.directory = directory
         self.dataDirectory = directory + "/data"
         self.logFile = directory + "/server.log"
@@ -86,7 +91,9 @@ public final class PostgresServer: Sendable {
     ///   tried before giving up.
     ///   - tls: serve TLS too (`ssl = on`, a self-signed certificate for 127.0.0.1 made by
     ///     `openssl` in the data directory), for clients that ask for `sslmode=require`.
-    public static func start(label: String = "fleet", tls: Bool = false) throws -> PostgresServer {
+    ///   - maxConnections: PostgreSQL's `max_connections` (at least 4: 3 are the superuser's);
+    ///     a small one leaves clients without a slot ("remaining connection slots are reserved…").
+    public static func start(label: String = "fleet", tls: Bool = false, maxConnections: Int = 200) throws -> PostgresServer {
         let installation = try PostgresInstallation.locate()
         let directory = try makeDirectory(label: label, installation: installation)
         // First, so that even a crash during initdb leaves nothing behind.
@@ -95,12 +102,13 @@ public final class PostgresServer: Sendable {
             try initializeCluster(in: directory, installation: installation, tls: tls)
             var port = try LoopbackPort.free()
             do {
-                try startPostmaster(in: directory, port: port, installation: installation)
+                try startPostmaster(in: directory, port: port, maxConnections: maxConnections, installation: installation)
             } catch let error as PostgresServerError where error.portInUse {
                 port = try LoopbackPort.free()
-                try startPostmaster(in: directory, port: port, installation: installation)
+                try startPostmaster(in: directory, port: port, maxConnections: maxConnections, installation: installation)
             }
-            return PostgresServer(installation: installation, directory: directory, port: port, watchdog: watchdog)
+            return PostgresServer(installation: installation, directory: directory, port: port, maxConnections: maxConnections,
+                                  watchdog: watchdog)
         } catch {
             shutDownBySignal(dataDirectory: directory + "/data")
             try? FileManager.default.removeItem(atPath: directory)
@@ -116,10 +124,10 @@ public final class PostgresServer: Sendable {
     /// let server = try await PostgresServer.start()
     /// ```
     /// - Throws: what ``start(label:)`` throws.
-    public static func start(label: String = "fleet", tls: Bool = false) async throws -> PostgresServer {
+    public static func start(label: String = "fleet", tls: Bool = false, maxConnections: Int = 200) async throws -> PostgresServer {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try start(label: label, tls: tls) as PostgresServer })
+                continuation.resume(with: Result { try start(label: label, tls: tls, maxConnections: maxConnections) as PostgresServer })
             }.start()
         }
     }
@@ -164,7 +172,7 @@ public final class PostgresServer: Sendable {
             case .running: return
             case .removed: throw PostgresServerError("the server in \(directory) was removed")
             case .stopped:
-                try Self.startPostmaster(in: directory, port: port, installation: installation)
+                try Self.startPostmaster(in: directory, port: port, maxConnections: maxConnections, installation: installation)
                 state = .running
             }
         }
@@ -421,11 +429,11 @@ public final class PostgresServer: Sendable {
     }
 
     /// `pg_ctl start -w` on `port`, with the socket in `directory`, logging to `server.log`.
-    private static func startPostmaster(in directory: String, port: Int, installation: PostgresInstallation) throws {
+    private static func startPostmaster(in directory: String, port: Int, maxConnections: Int, installation: PostgresInstallation) throws {
         let dataDirectory = directory + "/data"
         let logFile = directory + "/server.log"
         let logStart = (try? FileManager.default.attributesOfItem(atPath: logFile)[.size] as? Int) ?? 0
-        let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+        let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=\(maxConnections)"
         let arguments = ["start", "-w", "-t", "60", "-D", dataDirectory, "-l", logFile, "-o", options]
         let result = try installation.run(
             installation.pgCtl, arguments, asServerAccount: true, in: directory, timeout: .seconds(90)

@@ -1,5 +1,6 @@
 import DefaultsTestSupport
 import Foundation
+import MetricsTestKit
 import PostgresTestSupport
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
@@ -33,6 +34,45 @@ struct FleetDeclarationPostgresTests {
             try a.store.set(50, for: oldTimeout)
             #expect(await eventually { b.store[oldTimeout] == 50 })
             #expect(b.log.all.filter { $0.contains("not applied") }.count == 1)
+        }
+    }
+
+    @Test("a peer with no declaration writes what only the bytes refuse (a decomposed é, JSON after a byte-order mark): the sync keeps the local value, says so once, and goes on, across a restart")
+    func hostilePeerRows() async throws {
+        try await withServer { server in
+            let directory = try TemporaryDirectory()
+            let metrics = TestMetrics()
+            let store = try DefaultsStore(path: directory.path + "/a.sqlite")
+            try store.declare(DefaultsDeclaration(key: "accent", type: .string, allowedValues: ["\u{E9}", "a"]))
+            try store.declare(DefaultsDeclaration(key: "cfg", type: .json))
+            let a = try Machine(path: directory.path + "/a.sqlite", url: server.url(), store: store, metricsFactory: metrics)
+            let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
+            #expect(await a.connected())
+            #expect(await b.connected())
+
+            try b.store.set(.text("e\u{301}"), for: .raw("accent"))
+            _ = try sqlite3(b.path, "INSERT INTO defaults(key, value) VALUES ('cfg', char(65279) || '{}')")
+            // The marker: written after the refused rows, so once it is here they were dealt with.
+            try b.store.set(.integer(1), for: .raw("later"))
+            #expect(await eventually { a["later"] == .integer(1) }, "\(a.log.all)")
+            #expect(!a.hasEnded)
+            #expect(a["accent"] == nil && a["cfg"] == nil)
+            let refusals = { a.log.all.filter { $0.contains("not applied") } }
+            #expect(refusals().count == 2, "\(a.log.all)")
+            let dimensions = [("table", "defaults_fleet")]
+            #expect(metrics.counterTotal(label: "sqlitedefaults_fleet_refused_rows_total", dimensions: dimensions) == 2)
+
+            // Restarted, the sync neither stops at those rows nor says so again; later rows arrive.
+            #expect(await a.stop() == nil)
+            let restarted = try Machine(path: a.path, url: server.url(), store: store)
+            #expect(await restarted.connected())
+            try b.store.set(.integer(2), for: .raw("later"))
+            #expect(await eventually { restarted["later"] == .integer(2) }, "\(restarted.log.all)")
+            #expect(!restarted.log.all.contains { $0.contains("not applied") }, "\(restarted.log.all)")
+            // And the local values were not pushed over the peer's.
+            #expect(b["accent"] == .text("e\u{301}"))
+            #expect(await restarted.stop() == nil)
+            #expect(await b.stop() == nil)
         }
     }
 }

@@ -45,16 +45,20 @@ final class Machine: Sendable {
     let log = Collected<String>()
     private let task: Task<Void, any Error>
 
+    /// - Parameter diagnoses: whether the sync is given the server's URL, to ask PostgreSQL
+    ///   itself why the client lends no connection (as `prefs sync` does).
     init(path: String, url: String, table: String = "defaults_fleet", store: DefaultsStore? = nil,
-         timing: DefaultsPostgresSync.Timing = .test, metricsFactory: (any MetricsFactory)? = nil) throws {
+         timing: DefaultsPostgresSync.Timing = .test, metricsFactory: (any MetricsFactory)? = nil,
+         diagnoses: Bool = false) throws {
         self.path = path
         let store = try store ?? DefaultsStore(path: path)
         self.store = store
-        let client = PostgresClient(configuration: try PostgresURL(url).configuration)
+        let serverURL = try PostgresURL(url)
+        let client = PostgresClient(configuration: serverURL.configuration)
         let lines = log
         let logger = Logger(label: "fleet-test") { _ in CollectingLogHandler(lines: lines) }
         let sync = DefaultsPostgresSync(store: store, client: client, table: table, logger: logger, timing: timing,
-                                        metricsFactory: metricsFactory)
+                                        metricsFactory: metricsFactory, serverURL: diagnoses ? serverURL : nil)
         self.sync = sync
         let finished = finished
         task = Task {

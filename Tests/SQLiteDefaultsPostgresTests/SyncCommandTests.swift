@@ -86,6 +86,59 @@ struct SyncCommandTests {
         #expect(outcome?.status == 0)
     }
 
+    @Test("more sidecars than connection slots: each says within seconds that it is ready, or why not in PostgreSQL's words; the waiting ones say ready once a slot frees")
+    func moreSidecarsThanSlots() async throws {
+        // 8 connections, 3 of them the superuser's: 5 for the fleet's role, 8 sidecars.
+        let server = try await PostgresServer.start(maxConnections: 8)
+        defer { server.remove() }
+        try server.createUser("fleet", password: "secret")
+        try server.createDatabase("fleet", owner: "fleet")
+        let directory = try TemporaryDirectory()
+        let sidecars = try (0..<8).map { index in
+            try Sidecar(database: directory.path + "/m\(index).sqlite",
+                        arguments: ["--postgres", server.url(user: "fleet", database: "fleet"), "--ready"],
+                        environment: ["PGPASSWORD": "secret"])
+        }
+        func ready(_ sidecar: Sidecar) -> Bool { sidecar.errors.all.contains("ready") }
+        func refused(_ sidecar: Sidecar) -> Bool {
+            sidecar.errors.all.contains { $0.contains("remaining connection slots are reserved") || $0.contains("too many clients") }
+        }
+        // The contract is 5 s; the deadline allows a loaded machine.
+        for sidecar in sidecars {
+            #expect(await sidecar.errors.waitAsync(timeout: .seconds(20)) { _ in ready(sidecar) || refused(sidecar) }, "\(sidecar.errors.all)")
+        }
+        let waiting = sidecars.filter { !ready($0) }
+        #expect(!waiting.isEmpty)
+        for sidecar in sidecars {
+            #expect(!sidecar.errors.all.contains { $0.contains("ConnectionPool") || $0.contains("_Module") }, "\(sidecar.errors.all)")
+        }
+        // One machine in step is stopped (SIGSTOP): it keeps its slot; the others leave theirs.
+        let inStep = sidecars.filter(ready)
+        let paused = try #require(inStep.first)
+        paused.process.send(SIGSTOP)
+        for sidecar in inStep.dropFirst() {
+            sidecar.process.send(SIGTERM)
+            #expect(await sidecar.process.wait(timeout: .seconds(30))?.status == 0)
+        }
+        // The waiting ones (three, for four free slots) get one each and say so.
+        for sidecar in waiting {
+            #expect(await sidecar.errors.waitAsync(timeout: .seconds(120)) { $0.contains("ready") }, "\(sidecar.errors.all)")
+            #expect(sidecar.errors.all.contains { $0.contains("in step") })
+        }
+        // A write made meanwhile reaches the stopped machine once it goes on.
+        let writer = try DefaultsStore(path: directory.path + "/m\(sidecars.firstIndex { $0 === waiting[0] } ?? 0).sqlite")
+        try writer.set(.integer(1), for: .raw("while.stopped"))
+        paused.process.send(SIGCONT)
+        let pausedStore = try DefaultsStore(path: directory.path + "/m\(sidecars.firstIndex { $0 === paused } ?? 0).sqlite")
+        #expect(await eventually(timeout: .seconds(60)) { pausedStore.contains(.raw("while.stopped")) })
+        for sidecar in waiting + [paused] {
+            sidecar.process.send(SIGTERM)
+            #expect(await sidecar.process.wait(timeout: .seconds(30))?.status == 0)
+        }
+        try writer.close()
+        try pausedStore.close()
+    }
+
     @Test("a bad URL, bad credentials, a missing database, a table of another shape, a bad table name: one line, exit 1")
     func oneLineErrors() async throws {
         try await withServer { server in

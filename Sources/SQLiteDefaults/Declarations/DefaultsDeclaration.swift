@@ -44,13 +44,16 @@ public struct DefaultsDeclaration: Sendable, Hashable {
 
     /// Whether the database accepts `value` for this key: the right storage class and content
     /// for ``type`` (``DefaultsValueKind/accepts(_:)``), and one of ``allowedValues`` if any.
+    ///
+    /// Allowed values are compared byte for byte, as SQL compares text: `"e\u{301}"` (e and a
+    /// combining acute accent) is not `"é"`, although Swift's `==` finds them equal.
     /// - Parameter value: a value as it is or would be stored.
     /// - Returns: whether a write of `value` to ``key`` would be accepted.
     public func accepts(_ value: SQLiteValue) -> Bool {
         guard type.accepts(value) else { return false }
         guard let allowedValues else { return true }
         guard let text = value.castText else { return false }
-        return allowedValues.contains(text)
+        return allowedValues.contains { $0.utf8.elementsEqual(text.utf8) }
     }
 
     /// Why `value` is refused, in the words of the database's own message, or `nil` when it is

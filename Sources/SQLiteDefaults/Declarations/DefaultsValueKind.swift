@@ -50,6 +50,8 @@ public enum DefaultsValueKind: String, Sendable, Hashable, CaseIterable, CustomS
         case (.double, .real), (.double, .integer), (.date, .real), (.date, .integer): true
         case (.string, .text), (.string, .invalidUTF8Text), (.url, .text), (.url, .invalidUTF8Text): true
         case (.json, .text(let text)): JSONValidity.isValid(text)
+        // SQLite judges JSON by its bytes, and reads bytes that are not UTF-8 as they are.
+        case (.json, .invalidUTF8Text(let bytes)): JSONValidity.isValid(bytes)
         case (.data, .blob): true
         default: false
         }

@@ -5,4 +5,10 @@ enum JSONValidity {
     static func isValid(_ text: String) -> Bool {
         StrictJSON.isValid(text)
     }
+
+    /// The same for TEXT whose bytes are not UTF-8: the schema's check reads a value's bytes as
+    /// they are (`sqlite3_value_text`), so these are judged by their bytes too.
+    static func isValid<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        StrictJSON.isValid(bytes)
+    }
 }

@@ -54,13 +54,22 @@ package final class ReplicaTransaction {
     }
 
     /// Why the key's declaration refuses `value` (one sentence naming the key and the declared
-    /// type), or `nil` when it accepts it or the key is not declared. A replicator checks this
-    /// before ``write(_:_:)``, so that a row the local declarations refuse is kept out without
-    /// failing the whole transaction.
+    /// type), or `nil` when it accepts it or the key is not declared. The database stays the
+    /// judge: a replicator phrases a refusal with this, and takes a ``write(_:_:writer:)`` the
+    /// database refused as a refused row too (a refused write is one aborted statement; the
+    /// transaction goes on).
     /// - Throws: ``DefaultsError`` when reading the declaration fails.
     package func refusal(of value: SQLiteValue, for key: String) throws -> String? {
         try checkOpen()
         return try connection.declaration(for: key)?.refusal(of: value)
+    }
+
+    /// The key's declaration in this file, or `nil` when it has none: whether a write the
+    /// database refused was refused by the key's declaration.
+    /// - Throws: ``DefaultsError`` when reading the declaration fails.
+    package func declaration(for key: String) throws -> DefaultsDeclaration? {
+        try checkOpen()
+        return try connection.declaration(for: key)
     }
 
     /// Runs one SQL statement on the replicator's own tables and returns its rows. Never for

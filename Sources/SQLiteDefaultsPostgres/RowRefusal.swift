@@ -1,0 +1,44 @@
+import SQLiteDefaults
+
+/// Tells a fleet row the file refused from a write that failed, by the error's code and the
+/// key's declaration — never by the words of SQLite's message, which change between versions.
+///
+/// A refusal leaves the transaction open (SQLite aborts the one statement), so the other rows
+/// of the batch still apply; a failure of the file itself (I/O, a full disk, a lock held past
+/// the busy timeout, a read-only file) is not a refusal, and fails the apply, to be tried again.
+enum RowRefusal {
+    /// SQLite's `SQLITE_ERROR`: what the declared-key triggers raise (a malformed JSON path that
+    /// carries their sentence). A refusal only when the key is declared: for another key it
+    /// means something else went wrong.
+    static let sqliteError: Int32 = 1
+    /// SQLite's `SQLITE_CONSTRAINT`: what `RAISE(ABORT, …)`, `CHECK` and `NOT NULL` raise, from
+    /// a constraint an operator added to `defaults`.
+    static let sqliteConstraint: Int32 = 19
+
+    /// Why the file refused `row`, when `error` (thrown by writing it) is a refusal; `nil` when
+    /// it is a failure to report.
+    ///
+    /// - Returns: one sentence naming the key: the declaration's own explanation when it has
+    ///   one, else the database's.
+    /// - Throws: ``DefaultsError`` when reading the key's declaration fails.
+    static func reason(for error: DefaultsError, writing row: FleetRow, in transaction: ReplicaTransaction) throws -> String? {
+        let declaration: DefaultsDeclaration?
+        switch error.code {
+        case .declarationConflict:
+            declaration = try transaction.declaration(for: row.key)
+        case .sqlite:
+            let primary = (error.sqliteCode ?? 0) & 0xFF
+            declaration = try transaction.declaration(for: row.key)
+            guard primary == sqliteConstraint || (primary == sqliteError && declaration != nil) else { return nil }
+        default:
+            return nil
+        }
+        if let value = row.value, let explained = try transaction.refusal(of: value, for: row.key) { return explained }
+        if error.code == .declarationConflict { return error.message }
+        let said = error.sqliteMessage.map { ": \($0)" } ?? ""
+        if let declaration {
+            return "declared key \"\(row.key)\" is \(declaration.type), and the database refused the value\(said)"
+        }
+        return "the database refused the row for key \"\(row.key)\"\(said)"
+    }
+}
