@@ -25,6 +25,7 @@ public struct DefaultsConsole: Sendable {
     public let configuration: Configuration
     let catalog: ConsoleCatalog
     let hub: EventHub
+    let sessions: ConsoleSessions
 
     /// A console for `store`. It starts observing the store at once (for the event stream)
     /// and stops when the last copy of it is released.
@@ -37,6 +38,7 @@ public struct DefaultsConsole: Sendable {
         self.configuration = configuration
         self.catalog = ConsoleCatalog(store: store)
         self.hub = EventHub(store: store, perClientLimit: configuration.eventBufferLimit)
+        self.sessions = ConsoleSessions(lifetime: configuration.sessionLifetime)
     }
 
     /// Adds the console's routes, with its security middleware in front of them, to `router`
@@ -48,7 +50,7 @@ public struct DefaultsConsole: Sendable {
     ///
     /// Never throws: requests the console refuses get 4xx responses (see ``Configuration``).
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>, atPath path: String = "") {
-        let group = router.group(RouterPath(path)).add(middleware: ConsoleSecurity<Context>(configuration: configuration))
+        let group = router.group(RouterPath(path)).add(middleware: ConsoleSecurity<Context>(configuration: configuration, sessions: sessions))
         group.get("") { request, _ in self.page(request) }
         group.get("console.js") { _, _ in ConsoleResponses.asset(ConsoleAssets.script, contentType: "text/javascript; charset=utf-8") }
         group.get("console.css") { _, _ in ConsoleResponses.asset(ConsoleAssets.style, contentType: "text/css; charset=utf-8") }
