@@ -16,7 +16,8 @@ import SQLiteDefaults
 ///
 /// Routes, relative to where it is mounted: `GET /` (the page; a path without its trailing
 /// slash is redirected to it), `GET /console.js`, `GET /console.css`, `GET /api/keys`,
-/// `PUT /api/keys/{key}`, `DELETE /api/keys/{key}`, `GET /api/history`, `GET /api/events`. See the
+/// `PUT /api/keys/{key}`, `DELETE /api/keys/{key}` (or `api/keys?key=KEY`, `api/keys?keyHex=HEX`),
+/// `GET /api/history`, `GET /api/events`. See the
 /// SQLiteDefaultsConsole documentation for the JSON and the security rules.
 public struct DefaultsConsole: Sendable {
     /// The store the console shows and edits.
@@ -56,7 +57,9 @@ public struct DefaultsConsole: Sendable {
         group.get("console.css") { _, _ in ConsoleResponses.asset(ConsoleAssets.style, contentType: "text/css; charset=utf-8") }
         group.get("api/keys") { _, _ in self.listKeys() }
         group.put("api/keys/:key") { request, context in try await self.putKey(request, context: context) }
-        group.delete("api/keys/:key") { _, context in self.deleteKey(context: context) }
+        group.put("api/keys") { request, context in try await self.putKey(request, context: context) }
+        group.delete("api/keys/:key") { request, context in self.deleteKey(request, context: context) }
+        group.delete("api/keys") { request, context in self.deleteKey(request, context: context) }
         group.get("api/history") { request, _ in self.history(request) }
         group.get("api/events") { request, _ in self.events(request) }
     }
