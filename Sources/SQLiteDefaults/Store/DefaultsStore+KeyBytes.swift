@@ -71,8 +71,11 @@ extension DefaultsStore {
             if let value { try statement.bind(value, at: 2) }
             defer { statement.reset() }
             // The recorder files the hook's report under the key's lossy name: the only `String`
-            // observers can be told, as `removeAll()` does for such rows.
-            connection.recorder.begin(key: HashedKey(String(decoding: key, as: UTF8.self)), value: value)
+            // observers can be told, as `removeAll()` does for such rows. A valid key may be
+            // spelled exactly so; then the cache and that key's observers keep its own value
+            // (heard again, unchanged) rather than this row's.
+            let lossy = String(decoding: key, as: UTF8.self)
+            connection.recorder.begin(key: HashedKey(lossy), value: try connection.read(lossy) ?? value)
             do {
                 _ = try statement.step()
                 connection.recorder.statementSucceeded()

@@ -10,8 +10,9 @@ enum ConsoleJSON {
     /// then its escaped address).
     ///
     /// `value` is the export format's JSON (null when unset), `text` the value as `prefs read`
-    /// prints it (null when unset; `true`/`false` for a declared bool), `type` the CLI type word the page edits it by, `storage`
-    /// the storage class held now (null when unset), `default` and `summary` null when none,
+    /// prints it (null when unset; `true`/`false` for a declared bool), `type` the CLI type word
+    /// the page edits it by, `storage` the storage class held now (null when unset), `default`
+    /// and `summary` null when none,
     /// `allowed` an array of raw values or null, `changed` the key's last change as one object
     /// of `prefs history --json` (null when the history keeps none).
     static func entry(_ entry: ConsoleEntry) -> String {
