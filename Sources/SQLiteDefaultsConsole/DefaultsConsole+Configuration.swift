@@ -7,16 +7,32 @@ extension DefaultsConsole {
     /// configuration.allowedHosts = ["prefs.internal"]
     /// ```
     public struct Configuration: Sendable {
-        /// The token every request must carry (`Authorization: Bearer TOKEN`, or the cookie set
-        /// by opening the page once with `?token=TOKEN`); nil lets every request through, for a
+        /// The token every request must carry (`Authorization: Bearer TOKEN`, or the session
+        /// cookie that opening the page once with `?token=TOKEN` sets: a random identifier
+        /// kept by this console, never the token); nil lets every request through, for a
         /// console on loopback or behind the app's own authentication. Compared in constant time.
         public var token: String?
 
-        /// The host names served, lowercased and without a port (`127.0.0.1`, `localhost`,
-        /// `[::1]`); a request whose `Host` names another gets 403, which defeats DNS
-        /// rebinding (a rebound page's `Host` is the attacker's name). nil accepts any host:
-        /// for a console mounted in an app whose own middleware or proxy checks the host.
+        /// The host names served, without a port (`127.0.0.1`, `localhost`, `[::1]`); a
+        /// request whose `Host` names another gets 403, which defeats DNS rebinding (a rebound
+        /// page's `Host` is the attacker's name). Names compare without case, and addresses as
+        /// addresses: `[0:0:0:0:0:0:0:1]` is `[::1]`, `[::ffff:127.0.0.1]` is `127.0.0.1`.
+        /// nil accepts any host: for a console mounted in an app whose own middleware or proxy
+        /// checks the host.
         public var allowedHosts: Set<String>?
+
+        /// Serve only connections whose other end is a socket of the user running this process
+        /// (Linux lists the owner of every TCP socket in `/proc/net/tcp{,6}`); any other user's
+        /// request gets 403. For a console on loopback without a token: the machine's other
+        /// users cannot read or change a store they could not open themselves. Needs a request
+        /// context that knows the remote address (`RemoteAddressRequestContext`, as
+        /// `prefs serve` uses); with any other context, or off Linux, every request gets 403.
+        /// False by default.
+        public var onlyOwnerConnections: Bool
+
+        /// How long a session that `?token=` opens lasts; the page asks for the token again
+        /// after it. 12 hours by default.
+        public var sessionLifetime: Duration
 
         /// The largest request body accepted, in bytes; larger ones get 413. 1 MiB by default.
         public var maximumBodySize: Int
@@ -30,11 +46,14 @@ extension DefaultsConsole {
         /// clients that went away. 15 by default.
         public var keepAliveInterval: Duration
 
-        /// A configuration with no token, any host, a 1 MiB body limit.
-        public init(token: String? = nil, allowedHosts: Set<String>? = nil, maximumBodySize: Int = 1 << 20,
-                    eventBufferLimit: Int = 4 << 20, keepAliveInterval: Duration = .seconds(15)) {
+        /// A configuration with no token, any host, any user, a 1 MiB body limit.
+        public init(token: String? = nil, allowedHosts: Set<String>? = nil, onlyOwnerConnections: Bool = false,
+                    maximumBodySize: Int = 1 << 20, eventBufferLimit: Int = 4 << 20, keepAliveInterval: Duration = .seconds(15),
+                    sessionLifetime: Duration = .seconds(12 * 3600)) {
             self.token = token
             self.allowedHosts = allowedHosts
+            self.onlyOwnerConnections = onlyOwnerConnections
+            self.sessionLifetime = sessionLifetime
             self.maximumBodySize = maximumBodySize
             self.eventBufferLimit = eventBufferLimit
             self.keepAliveInterval = keepAliveInterval

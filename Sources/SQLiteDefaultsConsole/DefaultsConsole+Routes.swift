@@ -25,54 +25,12 @@ extension DefaultsConsole {
         }
     }
 
-    /// `GET api/history?key=K&limit=N`: the key's newest changes (every key's when `key` is
-    /// absent; `key` may repeat), newest first, as `prefs history --json` prints them; an
-    /// unknown key has none (`[]`). 400 `{"error"}` for an empty key or a bad limit.
-    func history(_ request: Request) -> Response {
-        Self.responding {
-            let parameters = request.uri.queryParameters
-            let query = try HistoryQuery(keys: parameters[values: "key"], limits: parameters[values: "limit"])
-            let entries = try catalog.history(keys: query.keys, limit: query.limit)
-            return ConsoleResponses.json(ConsoleJSON.history(entries, declaredTypes: try HistoryFormat.declaredTypes(of: entries, in: store)))
-        }
-    }
-
-    /// `PUT api/keys/{key}` with `{"value": …}`: 200 and the entry, or 400 `{"error"}`.
-    func putKey(_ request: Request, context: some RequestContext) async throws -> Response {
-        let key: String
-        switch Self.key(from: context) {
-        case .success(let decoded): key = decoded
-        case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
-        }
-        let body = try await request.body.collect(upTo: configuration.maximumBodySize)
-        return Self.responding {
-            let declared = try catalog.declaration(for: key)
-            let value = try RequestValue.decode(Array(buffer: body), key: key, declared: declared?.type)
-            if let allowed = declared?.allowedValues, case .text(let text) = value, !allowed.contains(text) {
-                throw RequestValue.Refusal("key \(ValueFormatting.quoted(key)) takes one of: \(allowed.joined(separator: ", "))")
-            }
-            try store.set(value, for: DefaultsKey<SQLiteValue?>(key))
-            let entry = try catalog.entry(for: key) ?? ConsoleEntry(key: key, value: value, declaration: declared)
-            return ConsoleResponses.json(ConsoleJSON.entry(entry))
-        }
-    }
-
-    /// `DELETE api/keys/{key}`: 204 (the key now reads its default, if it has one).
-    func deleteKey(context: some RequestContext) -> Response {
-        let key: String
-        switch Self.key(from: context) {
-        case .success(let decoded): key = decoded
-        case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
-        }
-        return Self.responding {
-            try store.remove(DefaultsKey<SQLiteValue?>(key))
-            return Response(status: .noContent)
-        }
-    }
+    /// How often an event stream looks for a key declared or undeclared.
+    static let declarationCheckInterval = Duration.seconds(1)
 
     /// `GET api/events`: the head and a first comment at once, then one `data:` line per
-    /// committed change, keep-alive comments while idle, until the client goes, its queue
-    /// overflows, or the server shuts down.
+    /// committed change, `event: declarations` when a key is declared or undeclared, keep-alive
+    /// comments while idle, until the client goes, its queue overflows, or the server shuts down.
     func events(_ request: Request) -> Response {
         let queue = hub.subscribe()
         let hub = self.hub
@@ -91,6 +49,21 @@ extension DefaultsConsole {
                 }
             }
             defer { ticker.cancel() }
+            // Declarations have no observer: look for a change each second, and tell the page
+            // (`event: declarations`) so that it reloads types, defaults and summaries.
+            let catalog = self.catalog
+            let declarations = Task {
+                var last = try? catalog.declarations()
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.declarationCheckInterval)
+                    let now = try? catalog.declarations()
+                    if now != last {
+                        last = now
+                        queue.push("event: declarations\ndata: {}\n\n")
+                    }
+                }
+            }
+            defer { declarations.cancel() }
             try await writer.write(ByteBuffer(string: "retry: 1000\n: connected\n\n"))
             try await withGracefulShutdownHandler {
                 loop: while true {
@@ -110,14 +83,6 @@ extension DefaultsConsole {
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: headers, body: body)
-    }
-
-    /// The key named by the path, percent-decoded; refused when empty or not UTF-8.
-    static func key(from context: some RequestContext) -> Result<String, RequestValue.Refusal> {
-        guard let raw = context.parameters.get("key"), let key = raw.removingPercentEncoding, !key.isEmpty else {
-            return .failure(RequestValue.Refusal("the path must name a key, percent-encoded"))
-        }
-        return .success(key)
     }
 
     /// Store errors that are the request's fault (a value the database refuses, too large, …).

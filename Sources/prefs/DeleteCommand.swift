@@ -11,7 +11,8 @@ struct DeleteCommand: ParsableCommand {
         discussion: """
             A key with no value exits with status 1, like `read`. --all removes every row in \
             one transaction, a key another client wrote as bytes that are not valid UTF-8 \
-            included: observers hear each key once, and a failure removes none.
+            included: observers hear each key once, and a failure removes none. A single key \
+            that is not valid UTF-8 is named as `list` shows it, each invalid byte as \\x{FF}.
             """
     )
 
@@ -42,6 +43,9 @@ struct DeleteCommand: ParsableCommand {
         }
         guard let name = key else { return }  // validate() saw to it
         guard let store = try storeOptions.openExistingForWriting() else { throw PrefsError.missingKey(name) }
+        // The escaped form of bytes that are not UTF-8 names that row when it exists (else the
+        // key with that very text, below).
+        if case .bytes(let bytes) = KeyAddress(parsing: name), try store.removeValue(forKeyBytes: bytes) { return }
         let key = rowKey(name)
         try store.transaction { transaction in
             guard transaction.contains(key) else { throw PrefsError.missingKey(name) }

@@ -6,7 +6,8 @@ import Glibc
 /// `serve --bind`: an IPv4 or IPv6 address literal (or `localhost`, meaning 127.0.0.1), what
 /// the console may be reached by, and whether it is loopback.
 struct ListenAddress {
-    /// The address as given to the server (`localhost` resolved to `127.0.0.1`).
+    /// The address in its canonical form, as given to the server and printed (`localhost`
+    /// resolved to `127.0.0.1`; `0:0:0:0:0:0:0:1` written `::1`, as a browser writes it).
     let text: String
     /// Whether it is IPv6.
     let isIPv6: Bool
@@ -22,13 +23,13 @@ struct ListenAddress {
         var v4 = in_addr(), v6 = in6_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             let first = UInt32(bigEndian: v4.s_addr) >> 24
-            self.text = text
+            self.text = Self.canonical(family: AF_INET, withUnsafeBytes(of: v4) { Array($0) }) ?? text
             isIPv6 = false
             isLoopback = first == 127
             isUnspecified = v4.s_addr == 0
         } else if inet_pton(AF_INET6, text, &v6) == 1 {
             let bytes = withUnsafeBytes(of: v6) { Array($0) }
-            self.text = text
+            self.text = Self.canonical(family: AF_INET6, bytes) ?? text
             isIPv6 = true
             isLoopback = bytes == Array(repeating: 0, count: 15) + [1]
             isUnspecified = bytes.allSatisfy { $0 == 0 }
@@ -79,6 +80,14 @@ struct ListenAddress {
             }
         }
         return result
+    }
+
+    /// An address as `inet_ntop` writes it: the shortest form, lowercase.
+    private static func canonical(family: Int32, _ address: [UInt8]) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let written = address.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) }
+        guard written != nil else { return nil }
+        return text(buffer)
     }
 
     /// A NUL-terminated C string from `inet_ntop` as a `String`.

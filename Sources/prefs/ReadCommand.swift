@@ -12,7 +12,9 @@ struct ReadCommand: ParsableCommand {
             or 1e-05, TEXT as it is (each byte that is \
             not valid UTF-8 as \\x{FF}), BLOB as base64. With --json, prints it in the export format, \
             which also shows its storage class. A key with no value prints its declared default \
-            when it is declared with one (see `declare`); otherwise it exits with status 1.
+            when it is declared with one (see `declare`); otherwise it exits with status 1. \
+            A key that another client wrote as bytes that are not valid UTF-8 is named as \
+            `list` shows it, each invalid byte as \\x{FF} (`prefs read '\\x{FF}key'`).
             """
     )
 
@@ -30,6 +32,10 @@ struct ReadCommand: ParsableCommand {
 
     func run() throws {
         guard let store = try storeOptions.openExisting() else { throw PrefsError.missingKey(key) }
+        if case .bytes(let bytes) = KeyAddress(parsing: key), let value = try store.value(forKeyBytes: bytes) {
+            try Console.out(json ? ExportFormat.encode(value) : ValueFormatting.readRepresentation(value))
+            return
+        }
         guard let value = try store.value(for: rowKey(key)) ?? store.declaration(for: key)?.defaultValue else {
             throw PrefsError.missingKey(key)
         }

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 import PrefsFormats
 import SQLiteDefaults
 import SQLiteDefaultsConsole
@@ -18,10 +20,15 @@ struct ServeCommand: AsyncParsableCommand {
             address: `prefs: serving PATH at http://HOST:PORT/`. It binds 127.0.0.1 unless \
             --bind says otherwise; any address that is not loopback needs --token-file (a \
             file holding the token every request must carry, as `Authorization: Bearer TOKEN` \
-            or by opening the page once with ?token=TOKEN). --port 0 picks a free port. A \
+            or by opening the page once with ?token=TOKEN; only its owner may read it: \
+            chmod 600). Without a token, a loopback console serves only the user running it: \
+            a connection from another user's socket gets 403. --port 0 picks a free port. A \
             start that cannot happen (an address that is not an IP address, a token file \
-            that cannot be read or is empty, a port in use) is one line and exit status 1. \
-            Stops and exits 0 on SIGINT (Ctrl-C) or SIGTERM.
+            that cannot be read, is empty or that others can read, a port in use) is one line \
+            and exit status 1. A connection that sends no complete request head for \
+            \(Int(idleTimeout)) seconds, or idles that long between requests, is closed; at most \
+            \(maximumConnections) connections are open at once. Stops and exits 0 on SIGINT \
+            (Ctrl-C) or SIGTERM.
             """
     )
 
@@ -36,6 +43,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A file holding the token requests must carry; needed for any address that is not loopback.", valueName: "file"))
     var tokenFile: String?
 
+    /// Seconds a connection may take to send a request head, or stay idle between requests.
+    static let idleTimeout: Int64 = 15
+    /// Connections open at once; more wait in the listen backlog until one closes.
+    static let maximumConnections = 256
+
     func run() async throws {
         let address = try ListenAddress(bind)
         guard (0...65535).contains(port) else {
@@ -48,16 +60,23 @@ struct ServeCommand: AsyncParsableCommand {
         let store = try storeOptions.openForWriting()
         let path = store.path ?? "memory"
 
-        let console = DefaultsConsole(store: store, configuration: .init(token: token, allowedHosts: address.servedHostNames()))
-        let router = Router()
+        // Without a token, a loopback console is its owner's alone (the other local users
+        // could not open the file either); with one, the token decides.
+        let ownerOnly = token == nil
+        let console = DefaultsConsole(store: store, configuration: .init(
+            token: token, allowedHosts: address.servedHostNames(), onlyOwnerConnections: ownerOnly))
+        let router = Router(context: ServeRequestContext.self)
         console.addRoutes(to: router)
         let logger = Logger(label: "prefs.serve", factory: { _ in SwiftLogNoOpLogHandler() })
+        let who = ownerOnly ? " for \(Self.userName()) only (other users get 403; --token-file serves them)" : ""
         let app = Application(
             router: router,
-            configuration: .init(address: .hostname(address.text, port: port), serverName: nil),
+            server: .http1(configuration: .init(idleTimeout: .seconds(Self.idleTimeout))),
+            configuration: .init(address: .hostname(address.text, port: port), serverName: nil,
+                                 availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections, logger: logger)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
-                let line = "prefs: serving \(ValueFormatting.escaped(path)) at http://\(address.urlHost):\(port)/"
+                let line = "prefs: serving \(ValueFormatting.escaped(path)) at http://\(address.urlHost):\(port)/" + who
                 try? Console.out(line)
             },
             logger: logger
@@ -72,8 +91,20 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The token in `path`: its first line, surrounding whitespace trimmed.
-    /// - Throws: `PrefsError` when the file cannot be read or holds no token.
+    /// - Throws: `PrefsError` when the file cannot be read, holds no token, or is not private:
+    ///   readable by its group or others, or owned by another user (as libpq refuses a
+    ///   `.pgpass` that others can read — a token others can read is everyone's).
     static func readToken(at path: String) throws -> String {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            let mode = String(status.st_mode & 0o7777, radix: 8)
+            if status.st_uid != geteuid() {
+                throw PrefsError("the token file \(ValueFormatting.quoted(path)) belongs to another user (uid \(status.st_uid), mode 0\(mode)): it must be yours, with mode 600")
+            }
+            if status.st_mode & 0o044 != 0 {
+                throw PrefsError("the token file \(ValueFormatting.quoted(path)) can be read by others (mode 0\(mode)): chmod 600 it")
+            }
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -91,6 +122,12 @@ struct ServeCommand: AsyncParsableCommand {
         return token
     }
 
+    /// The name of the user running this process (its uid when it has none).
+    static func userName() -> String {
+        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return "uid \(geteuid())" }
+        return String(cString: name)
+    }
+
     /// The failure of a start in words: "address already in use", not NIO's errno dump.
     static func reason(_ error: any Error) -> String {
         let text = "\(error)"
@@ -98,5 +135,18 @@ struct ServeCommand: AsyncParsableCommand {
         if text.contains("Cannot assign requested address") { return "this machine has no such address" }
         if text.contains("Permission denied") { return "permission denied (ports below 1024 need privileges)" }
         return ValueFormatting.oneLine(text)
+    }
+}
+
+/// The request context of `prefs serve`: Hummingbird's basic one plus the remote address, which
+/// the console needs to tell whose socket a connection comes from.
+struct ServeRequestContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    /// The other end of the connection.
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 }

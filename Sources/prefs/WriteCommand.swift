@@ -19,7 +19,9 @@ struct WriteCommand: ParsableCommand {
             (prefs write offset -5 --type int); put `--` before a key that does. \
             A declared key (see `declare`) reads the value as its declared type without \
             --type; a value (or a --type) the declaration refuses exits 1, naming the key and \
-            the type, and writes nothing.
+            the type, and writes nothing. A key that another client wrote as bytes that are \
+            not valid UTF-8 is named as `list` shows it, each invalid byte as \\x{FF}: its row \
+            is changed (no such key is ever created; without that row the text names itself).
             """
     )
 
@@ -63,6 +65,12 @@ struct WriteCommand: ParsableCommand {
         // waits for the key's declaration, if any.
         let parsed = try type?.parse(text)
         let store = try storeOptions.openForWriting()
+        if case .bytes(let bytes) = KeyAddress(parsing: key), try store.value(forKeyBytes: bytes) != nil {
+            guard try store.replaceValue(try parsed ?? ValueType.string.parse(text), forKeyBytes: bytes) else {
+                throw PrefsError.missingKey(key)
+            }
+            return
+        }
         let stored: SQLiteValue
         if let declaration = try store.declaration(for: key) {
             stored = try DeclaredValue.parse(text, explicitType: type, for: declaration)

@@ -138,6 +138,39 @@ struct BrowserTests {
         #expect(await serve.exitStatus() == 0)
     }
 
+    @Test("Keys a path cannot carry — '.', '..', 'a/b', '%', '?', '#', 'end.' — are edited and removed from the page")
+    func awkwardKeys() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path + "/defaults.sqlite"
+        let store = try DefaultsStore(path: database)
+        let keys = [".", "..", "a/b", "%", "?", "#", "end."]
+        for key in keys { try store.set(.text("old"), for: DefaultsKey<SQLiteValue?>(key)) }
+        let serve = try ServeProcess(database: database)
+        let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
+        let browser = try await WebDriver()
+        try browser.open("http://127.0.0.1:\(port)/")
+        for key in keys {
+            let row = Self.row(key)
+            _ = try await browser.waitFor(row)
+            try browser.click(try #require(try browser.find(row + " [data-role=edit]")))
+            let editor = try await browser.waitFor(row + " [data-role=editor]")
+            try browser.clear(editor)
+            try browser.type(editor, "edited")
+            try browser.click(try #require(try browser.find(row + " [data-role=save]")))
+            let saved = await waitUntil(timeout: .seconds(60)) { (try? store.value(for: DefaultsKey<SQLiteValue?>(key))) == .text("edited") }
+            let error = (try? browser.find(row + " [data-role=error]")).flatMap { $0 }.flatMap { try? browser.text($0) } ?? ""
+            #expect(saved, "\(key): \(error)")
+        }
+        for key in [".", "..", "a/b"] {
+            try browser.click(try #require(try browser.find(Self.row(key) + " [data-role=remove]")))
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? store.value(for: DefaultsKey<SQLiteValue?>(key))) == .some(nil) }, "\(key) removed")
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? browser.find(Self.row(key))) == .some(nil) }, "\(key)'s row is gone")
+        }
+        #expect(Set(try store.keys()) == ["%", "?", "#", "end."])
+        serve.send(SIGTERM)
+        #expect(await serve.exitStatus() == 0)
+    }
+
     @Test("First load with 1,000 and 10,000 keys: every row is shown, and the time is printed", arguments: [1_000, 10_000])
     func firstLoad(keys: Int) async throws {
         let directory = try TemporaryDirectory()

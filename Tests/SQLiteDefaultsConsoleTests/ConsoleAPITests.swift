@@ -123,13 +123,16 @@ struct ConsoleAPITests {
         #expect(try fixture.store.keys().isEmpty)
     }
 
-    @Test("DELETE removes the key (204); deleting a missing key is also 204")
+    @Test("DELETE removes the key (204); deleting a missing key changes nothing and is 404 {\"error\"}")
     func delete() async throws {
         let fixture = try ConsoleFixture()
         try fixture.store.set(.text("x"), for: DefaultsKey<SQLiteValue?>("k"))
         try await fixture.app.test(.router) { client in
             try await client.execute(uri: "/api/keys/k", method: .delete) { #expect($0.status == .noContent) }
-            try await client.execute(uri: "/api/keys/k", method: .delete) { #expect($0.status == .noContent) }
+            try await client.execute(uri: "/api/keys/k", method: .delete) { response in
+                #expect(response.status == .notFound)
+                #expect(((parsedJSON(response.body) as? [String: Any])?["error"] as? String)?.contains("'k'") == true)
+            }
         }
         #expect(try fixture.stored("k") == nil)
     }

@@ -50,25 +50,65 @@ struct ConsoleSecurityTests {
         #expect(try fixture.stored("k") == nil)
     }
 
-    @Test("?token= sets an HttpOnly, SameSite=Strict cookie and redirects; the cookie then opens the page and API")
+    @Test("?token= opens a session: an HttpOnly, SameSite=Strict cookie named after the port, holding a random identifier, never the token; it opens the page and API of this console only")
     func tokenCookie() async throws {
         let fixture = try Self.secured()
+        let other = try Self.secured()
         let query = Self.token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let tokenHex = Self.token.utf8.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         try await fixture.app.test(.router) { client in
             let cookie = try await client.execute(uri: "/?token=" + query, method: .get, headers: Self.headers(bearer: nil)) { response in
                 #expect(response.status == .seeOther && response.headers[.location] == "/")
                 let setCookie = try #require(response.headers[.setCookie])
                 #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/"))
-                #expect(!setCookie.contains(Self.token))
+                #expect(setCookie.hasPrefix("sqlitedefaults_console_8765="), "\(setCookie)")
+                #expect(!setCookie.contains(Self.token) && !setCookie.lowercased().contains(tokenHex), "the token is not in the cookie")
                 return String(setCookie.split(separator: ";")[0])
             }
+            let second = try await client.execute(uri: "/?token=" + query, method: .get, headers: Self.headers(bearer: nil)) {
+                String(try #require($0.headers[.setCookie]).split(separator: ";")[0])
+            }
+            #expect(second != cookie, "each session has its own identifier")
             try await client.execute(uri: "/?token=nope", method: .get, headers: Self.headers(bearer: nil)) { #expect($0.status == .unauthorized) }
             var withCookie = Self.headers(bearer: nil)
             withCookie[.cookie] = cookie
             try await client.execute(uri: "/", method: .get, headers: withCookie) { #expect($0.status == .ok) }
             try await client.execute(uri: "/api/keys", method: .get, headers: withCookie) { #expect($0.status == .ok) }
-            withCookie[.cookie] = "sqlitedefaults_console=00"
-            try await client.execute(uri: "/api/keys", method: .get, headers: withCookie) { #expect($0.status == .unauthorized) }
+            for forged in ["sqlitedefaults_console_8765=00", "sqlitedefaults_console_8765=" + tokenHex, "sqlitedefaults_console=" + tokenHex,
+                           cookie.replacingOccurrences(of: "_8765=", with: "_9999=")] {
+                withCookie[.cookie] = forged
+                try await client.execute(uri: "/api/keys", method: .get, headers: withCookie) { #expect($0.status == .unauthorized, "\(forged)") }
+            }
+            // Another console (another server on this host) does not know this one's sessions.
+            try await other.app.test(.router) { otherClient in
+                var replayed = Self.headers(bearer: nil)
+                replayed[.cookie] = cookie
+                try await otherClient.execute(uri: "/api/keys", method: .get, headers: replayed) { #expect($0.status == .unauthorized) }
+            }
+        }
+    }
+
+    @Test("A Host is compared as an address: [0:0:0:0:0:0:0:1] is [::1], [::ffff:127.0.0.1] is 127.0.0.1; others stay refused")
+    func hostAddressesCompareCanonically() async throws {
+        let fixture = try ConsoleFixture(configuration: .init(allowedHosts: ["[0:0:0:0:0:0:0:1]", "127.0.0.1"]))
+        try await fixture.app.test(.router) { client in
+            for host in ["[::1]:8765", "[0:0:0:0:0:0:0:1]:8765", "[::0:1]", "[::ffff:127.0.0.1]:80", "[::FFFF:7f00:1]:1", "127.0.0.1:1"] {
+                try await client.execute(uri: "/api/keys", method: .get, headers: Self.headers(bearer: nil, host: host)) { #expect($0.status == .ok, "\(host)") }
+            }
+            for host in ["[::2]:8765", "127.0.0.2", "localhost:8765", "[::ffff:127.0.0.2]", "0x7f.0.0.1"] {
+                try await client.execute(uri: "/api/keys", method: .get, headers: Self.headers(bearer: nil, host: host)) { #expect($0.status == .forbidden, "\(host)") }
+            }
+        }
+    }
+
+    @Test("onlyOwnerConnections refuses a request whose context does not know the remote address (403)")
+    func ownerOnlyNeedsTheRemoteAddress() async throws {
+        let fixture = try ConsoleFixture(configuration: .init(onlyOwnerConnections: true))
+        try await fixture.app.test(.router) { client in
+            try await client.execute(uri: "/api/keys", method: .get) { response in
+                #expect(response.status == .forbidden)
+                #expect(response.headers[.contentSecurityPolicy] != nil)
+            }
         }
     }
 

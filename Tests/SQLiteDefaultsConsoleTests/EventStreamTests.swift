@@ -100,4 +100,27 @@ struct EventStreamTests {
             #expect(await waitUntil { fixture.console.eventStreamClientCount == 0 })
         }
     }
+
+    @Test("Declaring or undeclaring a key sends `event: declarations`, so the page reloads types and defaults")
+    func declarationEvents() async throws {
+        let fixture = try ConsoleFixture()
+        try await fixture.app.test(.live) { client in
+            let port = try #require(client.port)
+            let stream = try await onOwnThread { try Self.openStream(port: port) }
+            let waitForDeclarations = {
+                try await onOwnThread { () -> Bool in
+                    let deadline = ContinuousClock.now + .seconds(60)
+                    while ContinuousClock.now < deadline, let line = try stream.line(timeout: deadline - ContinuousClock.now) {
+                        if line == "event: declarations" { return true }
+                    }
+                    return false
+                }
+            }
+            let other = try DefaultsStore(path: fixture.path)
+            try other.declare(DefaultsDeclaration(key: "verbose", type: .bool, defaultValue: .integer(0)))
+            #expect(try await waitForDeclarations(), "declared")
+            try other.undeclare("verbose")
+            #expect(try await waitForDeclarations(), "undeclared")
+        }
+    }
 }

@@ -132,6 +132,21 @@ final class RawHTTPConnection {
         return try connection.response(timeout: timeout)
     }
 
+    /// Whether the server closes the connection within `timeout` (what it sends meanwhile is
+    /// dropped); false when it is still open then.
+    func waitForClose(timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            let left = deadline - ContinuousClock.now
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            guard poll(&poller, 1, milliseconds) > 0 else { continue }
+            if recv(descriptor, &chunk, chunk.count, 0) <= 0 { return true }
+        }
+        return false
+    }
+
     /// Waits for the next `data:` line of an event stream and returns its payload.
     func nextEvent(timeout: Duration = .seconds(60)) throws -> String? {
         let deadline = ContinuousClock.now + timeout

@@ -60,6 +60,7 @@ struct ServeCommandTests {
         let database = directory.path + "/defaults.sqlite"
         let tokenFile = directory.path + "/token"
         try Data("\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+        #expect(chmod(tokenFile, 0o600) == 0)
         let empty = try ServeProcess(database: database, ["--port", "0", "--token-file", tokenFile])
         #expect(await empty.exitStatus() == 1)
         #expect(empty.errorLines.all.count == 1 && empty.errorLines.all.first?.contains("token") == true)
@@ -79,6 +80,7 @@ struct ServeCommandTests {
         let directory = try TemporaryDirectory()
         let tokenFile = directory.path + "/token"
         try Data("s3cret\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+        #expect(chmod(tokenFile, 0o600) == 0)
         let serve = try ServeProcess(database: directory.path + "/defaults.sqlite", ["--bind", "0.0.0.0", "--port", "0", "--token-file", tokenFile])
         _ = await serve.lines.waitAsync(timeout: .seconds(60)) { !$0.isEmpty || !serve.errorLines.all.isEmpty }
         let first = try #require(serve.lines.all.first, "stderr: \(serve.errorLines.all)")

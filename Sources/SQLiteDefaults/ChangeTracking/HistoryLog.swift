@@ -42,9 +42,10 @@ enum HistoryLog {
     /// The schema version whose triggers record `writer_identity` (`Migrations/0008_writer_in_trigger.sql`).
     static let identityVersion = 8
 
-    /// The newest `limit` entries, newest first, of `keys` (all keys when nil). Entries from
-    /// before migration 0007 (no time) and superseded ones are not history.
-    static func rows(_ database: Database, keys: [String]?, limit: Int, identity: Bool) throws -> [Row] {
+    /// The newest `limit` entries, newest first, of `keys` (all keys when nil), older than the
+    /// sequence `before` when given (a page of a longer read). Entries from before migration
+    /// 0007 (no time) and superseded ones are not history.
+    static func rows(_ database: Database, keys: [String]?, limit: Int, before: Int64? = nil, identity: Bool) throws -> [Row] {
         let columns = columns(identity: identity)
         guard limit > 0 else { return [] }
         var rows: [Row] = []
@@ -52,12 +53,13 @@ enum HistoryLog {
             // One key at a time, merged: each is a backwards walk that stops at `limit`.
             let statement = try database.statement("""
                 SELECT \(columns) FROM defaults_changes
-                WHERE key = ?1 AND time IS NOT NULL AND superseded IS NULL ORDER BY seq DESC LIMIT ?2
+                WHERE key = ?1 AND seq < ?3 AND time IS NOT NULL AND superseded IS NULL ORDER BY seq DESC LIMIT ?2
                 """)
             // Distinct by bytes, as SQLite tells keys apart: two spellings of "é" are two keys.
             for key in Set(keys.map(HashedKey.init)).map(\.name) {
                 try statement.bind(key, at: 1)
                 try statement.bind(Int64(limit), at: 2)
+                try statement.bind(before ?? .max, at: 3)
                 defer { statement.reset() }
                 while try statement.step() { rows.append(row(statement)) }
             }
@@ -67,9 +69,10 @@ enum HistoryLog {
         }
         let statement = try database.statement("""
             SELECT \(columns) FROM defaults_changes
-            WHERE time IS NOT NULL AND superseded IS NULL ORDER BY seq DESC LIMIT ?1
+            WHERE seq < ?2 AND time IS NOT NULL AND superseded IS NULL ORDER BY seq DESC LIMIT ?1
             """)
         try statement.bind(Int64(limit), at: 1)
+        try statement.bind(before ?? .max, at: 2)
         defer { statement.reset() }
         while try statement.step() { rows.append(row(statement)) }
         return rows

@@ -3,7 +3,7 @@ import Foundation
 /// History: the change log's entries with their values, times and writers, read in one
 /// snapshot, and the number of changes the file keeps.
 extension StoreEngine {
-    func history(keys: [String]?, limit: Int) throws -> [HistoryLog.Row] {
+    func history(keys: [String]?, limit: Int, before: Int64? = nil) throws -> [HistoryLog.Row] {
         guard limit >= 0 else {
             throw DefaultsError(.misuse, "a history limit must not be negative (it was \(limit))")
         }
@@ -13,7 +13,7 @@ extension StoreEngine {
                 // A read-only store on a file no writer has migrated yet: nothing was kept.
                 let version = try Migrator.currentVersion(of: connection.database)
                 guard version >= HistoryLog.historyVersion else { return [] }
-                return try HistoryLog.rows(connection.database, keys: keys, limit: limit,
+                return try HistoryLog.rows(connection.database, keys: keys, limit: limit, before: before,
                                            identity: version >= HistoryLog.identityVersion)
             }
         }

@@ -6,11 +6,13 @@ import SQLiteDefaults
 /// as `prefs export` writes them.
 enum ConsoleJSON {
     /// One key: `{"key", "value", "text", "type", "storage", "declared", "default", "summary",
-    /// "allowed", "changed"}`.
+    /// "allowed", "changed"}`, and `"keyHex"` for a key that is not valid UTF-8 (whose `key` is
+    /// then its escaped address).
     ///
     /// `value` is the export format's JSON (null when unset), `text` the value as `prefs read`
-    /// prints it (null when unset), `type` the CLI type word the page edits it by, `storage`
-    /// the storage class held now (null when unset), `default` and `summary` null when none,
+    /// prints it (null when unset; `true`/`false` for a declared bool), `type` the CLI type word
+    /// the page edits it by, `storage` the storage class held now (null when unset), `default`
+    /// and `summary` null when none,
     /// `allowed` an array of raw values or null, `changed` the key's last change as one object
     /// of `prefs history --json` (null when the history keeps none).
     static func entry(_ entry: ConsoleEntry) -> String {
@@ -18,17 +20,26 @@ enum ConsoleJSON {
         var members: [String] = [
             #""key":"# + ExportFormat.quote(entry.key),
             #""value":"# + (entry.value.map(ExportFormat.encode) ?? "null"),
-            #""text":"# + (entry.value.map { ExportFormat.quote(ValueFormatting.readRepresentation($0)) } ?? "null"),
+            #""text":"# + (entry.value.map { ExportFormat.quote(text($0, declared: declaration?.type)) } ?? "null"),
             #""type":"# + ExportFormat.quote(ConsoleCatalog.type(of: entry).rawValue),
             #""storage":"# + (entry.value.map { ExportFormat.quote($0.storageClass) } ?? "null"),
             #""declared":"# + (declaration == nil ? "false" : "true"),
         ]
+        // Only a key that is not UTF-8 has one: its exact bytes, for `api/keys?keyHex=`.
+        if let bytes = entry.keyBytes { members.append(#""keyHex":"# + ExportFormat.quote(KeyAddress.bytes(bytes).hex)) }
         members.append(#""default":"# + (declaration?.defaultValue.map(ExportFormat.encode) ?? "null"))
-        members.append(#""defaultText":"# + (declaration?.defaultValue.map { ExportFormat.quote(ValueFormatting.readRepresentation($0)) } ?? "null"))
+        members.append(#""defaultText":"# + (declaration?.defaultValue.map { ExportFormat.quote(text($0, declared: declaration?.type)) } ?? "null"))
         members.append(#""summary":"# + (declaration?.summary.map(ExportFormat.quote) ?? "null"))
         members.append(#""allowed":"# + (declaration?.allowedValues.map { "[" + $0.map(ExportFormat.quote).joined(separator: ",") + "]" } ?? "null"))
         members.append(#""changed":"# + (entry.lastChange.map { HistoryFormat.json($0) } ?? "null"))
         return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// A value as the page shows it: as `prefs read` prints it, except that a declared `bool`
+    /// reads `true`/`false` (it is stored as INTEGER 1/0), as an operator says it.
+    static func text(_ value: SQLiteValue, declared type: ValueType?) -> String {
+        if type == .bool, case .integer(let number) = value, number == 0 || number == 1 { return number == 1 ? "true" : "false" }
+        return ValueFormatting.readRepresentation(value)
     }
 
     /// `GET api/history`: an array of the objects of `prefs history --json`, newest first,

@@ -1,33 +1,49 @@
 import PrefsFormats
 
-/// The query of `GET api/history?key=K&limit=N`, checked: `key` may repeat (several keys) or
-/// be absent (every key, as `prefs history` with no KEY); `limit` is a whole number from 0 to
-/// ``maximumLimit``, 100 when absent, as `prefs history --limit`.
+/// The query of `GET api/history?key=K&limit=N&before=SEQ`, checked: `key` may repeat (several
+/// keys) or be absent (every key, as `prefs history` with no KEY); `limit` is a whole number
+/// from 0 to ``maximumLimit``, 100 when absent; `before`, when given, keeps only entries with a
+/// smaller sequence (the cursor of the next page: the previous page's last `seq`).
 struct HistoryQuery: Equatable {
-    /// The largest `limit` accepted: bounds one response, whatever length the file keeps.
-    static let maximumLimit = 100_000
+    /// The largest `limit` accepted: one response holds at most this many entries (at most
+    /// 16 MiB of kept values), however long the file's history is. Longer reads page on with
+    /// `before`.
+    static let maximumLimit = 1_000
 
     /// The keys asked for, or nil for every key.
     let keys: [String]?
     /// At most this many entries.
     let limit: Int
+    /// Only entries older than this sequence; nil for the newest.
+    let before: Int64?
 
-    /// The query from its percent-decoded `key` and `limit` parameters, each as often as given.
-    /// - Throws: ``RequestValue/Refusal`` for an empty key, or a limit that is not a whole
-    ///   number in range; the route answers 400 with its message.
-    init(keys: [Substring], limits: [Substring]) throws(RequestValue.Refusal) {
+    /// The query from its percent-decoded `key`, `limit` and `before` parameters, each as often
+    /// as given.
+    /// - Throws: ``RequestValue/Refusal`` for an empty key, a limit that is not a whole number
+    ///   in range, or a `before` that is not a positive whole number; the route answers 400
+    ///   with its message.
+    init(keys: [Substring], limits: [Substring], befores: [Substring] = []) throws(RequestValue.Refusal) {
         let keys = keys.map(String.init)
         if keys.contains(where: { $0.isEmpty }) {
             throw RequestValue.Refusal("key must name a key (percent-encoded)")
         }
         self.keys = keys.isEmpty ? nil : keys
         guard limits.count <= 1 else { throw RequestValue.Refusal("limit must be given once") }
+        guard befores.count <= 1 else { throw RequestValue.Refusal("before must be given once") }
+        if let text = befores.first {
+            guard let before = Int64(text), before > 0 else {
+                throw RequestValue.Refusal("before must be a history sequence number (a whole number above 0), not \(ValueFormatting.quoted(String(text)))")
+            }
+            self.before = before
+        } else {
+            before = nil
+        }
         guard let text = limits.first else {
             limit = 100
             return
         }
         guard let limit = Int(text), (0...Self.maximumLimit).contains(limit) else {
-            throw RequestValue.Refusal("limit must be a whole number from 0 to \(Self.maximumLimit), not \(ValueFormatting.quoted(String(text)))")
+            throw RequestValue.Refusal("limit must be a whole number from 0 to \(Self.maximumLimit), not \(ValueFormatting.quoted(String(text))); read further with before=SEQ")
         }
         self.limit = limit
     }

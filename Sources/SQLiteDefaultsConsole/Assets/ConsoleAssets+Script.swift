@@ -12,7 +12,10 @@ extension ConsoleAssets {
       let source = null;
       const entries = new Map();
 
-      const path = (key) => "api/keys/" + encodeURIComponent(key).replace(/\./g, "%2E");
+      // A key travels in the query, never in the path: a browser resolves "." and ".." in a
+      // path (even as %2E) before sending it, and a query is sent as it is. A key that is not
+      // UTF-8 is named by its bytes (keyHex), as the API lists it.
+      const address = (entry) => "api/keys?" + (entry.keyHex ? "keyHex=" + entry.keyHex : "key=" + encodeURIComponent(entry.key));
       const el = (tag, attrs, text) => {
         const node = document.createElement(tag);
         for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
@@ -59,7 +62,7 @@ extension ConsoleAssets {
           editor.value = entry.text ?? entry.allowed[0];
         } else if (type === "bool") {
           editor = el("input", { type: "checkbox" });
-          editor.checked = entry.text === "1";
+          editor.checked = entry.text === "true" || entry.text === "1";
         } else if (type === "int" || type === "double") {
           editor = el("input", { type: "text", inputmode: type === "int" ? "numeric" : "decimal" });
           editor.value = entry.text ?? "";
@@ -105,7 +108,7 @@ extension ConsoleAssets {
           if (problem) { showError(row, problem); return; }
           save.disabled = true;
           try {
-            const updated = await request("PUT", path(entry.key), { value: text, type: entry.type });
+            const updated = await request("PUT", address(entry), entry.keyHex ? { value: text } : { value: text, type: entry.type });
             close();
             render(updated);
           } catch (error) {
@@ -168,7 +171,7 @@ extension ConsoleAssets {
         row.children[4].append(el("span", { "data-role": "changed" }));
         edit.addEventListener("click", () => openEditor(row));
         remove.addEventListener("click", async () => {
-          try { await request("DELETE", path(row.dataset.key)); } catch (error) { showError(row, error.message); }
+          try { await request("DELETE", address(entries.get(row.dataset.key) || { key: row.dataset.key })); } catch (error) { showError(row, error.message); }
         });
         return row;
       }
@@ -223,6 +226,9 @@ extension ConsoleAssets {
 
       function onEvent(event) {
         const change = JSON.parse(event.data);
+        // A key that is not UTF-8 reaches the stream with U+FFFD for its bytes: the list names
+        // it by its escaped address, so read the list again.
+        if (change.key.includes("\uFFFD")) { load().catch((error) => { status.textContent = error.message; }); return; }
         const old = entries.get(change.key);
         const changed = { time: change.time, writer: change.writer, origin: change.origin };
         if (historyKey === change.key) openHistory(change.key);
@@ -235,6 +241,8 @@ extension ConsoleAssets {
         }
         const entry = Object.assign({ key: change.key, declared: false, default: null, defaultText: null, summary: null, allowed: null }, old || {});
         entry.value = change.value; entry.text = change.text; entry.storage = change.storage; entry.changed = changed;
+        // A declared bool reads as true/false, as the list sends it.
+        if (entry.declared && entry.type === "bool" && (change.text === "1" || change.text === "0")) entry.text = change.text === "1" ? "true" : "false";
         if (!entry.declared) entry.type = { integer: "int", real: "double", blob: "data" }[change.storage] || "string";
         render(entry, true);
       }
@@ -248,6 +256,8 @@ extension ConsoleAssets {
         });
         source.addEventListener("message", onEvent);
         source.addEventListener("overflow", () => connect());
+        // A key was declared or undeclared: its type, default and summary changed.
+        source.addEventListener("declarations", () => load().catch((error) => { status.textContent = error.message; }));
         source.addEventListener("error", () => { status.textContent = "reconnecting…"; status.classList.remove("live"); });
       }
 
@@ -306,7 +316,7 @@ extension ConsoleAssets {
         error.hidden = !problem; error.textContent = problem || "";
         if (problem) return;
         try {
-          render(await request("PUT", path(key), { value: text, type }));
+          render(await request("PUT", address({ key }), { value: text, type }));
           form.reset();
         } catch (failure) { error.hidden = false; error.textContent = failure.message; }
       });

@@ -1,3 +1,4 @@
+import Foundation
 import PrefsFormats
 import SQLiteDefaults
 
@@ -18,11 +19,27 @@ struct ConsoleDeclaration: Sendable, Equatable {
 
 /// One row of the store as the console lists it: a stored value, a declaration, or both.
 struct ConsoleEntry: Sendable {
+    /// The key; for a key that is not valid UTF-8, its address (``KeyAddress/shown``).
     let key: String
     let value: SQLiteValue?
     let declaration: ConsoleDeclaration?
     /// The key's newest change the history keeps (time and writer); nil when none is kept.
     var lastChange: DefaultsHistoryEntry<SQLiteValue>? = nil
+    /// The key's bytes when they are not valid UTF-8 (no `String` names it); nil otherwise.
+    var keyBytes: Data? = nil
+
+    init(key: String, value: SQLiteValue?, declaration: ConsoleDeclaration?, lastChange: DefaultsHistoryEntry<SQLiteValue>? = nil) {
+        self.key = key
+        self.value = value
+        self.declaration = declaration
+        self.lastChange = lastChange
+    }
+
+    /// A stored row whose key is not valid UTF-8 (never declared: declarations name keys by text).
+    init(bytes: Data, value: SQLiteValue?) {
+        self.init(key: KeyAddress.bytes(bytes).shown, value: value, declaration: nil)
+        keyBytes = bytes
+    }
 }
 
 /// The one seam between the console and the store's declarations and history: everything
@@ -63,8 +80,8 @@ struct ConsoleCatalog: Sendable {
     /// The newest changes of `keys` (every key when nil), newest first, as `prefs history`
     /// lists them.
     /// - Throws: `DefaultsError` when the history cannot be read.
-    func history(keys: [String]?, limit: Int) throws -> [DefaultsHistoryEntry<SQLiteValue>] {
-        try store.history(keys: keys, limit: limit)
+    func history(keys: [String]?, limit: Int, before: Int64? = nil) throws -> [DefaultsHistoryEntry<SQLiteValue>] {
+        try store.history(keys: keys, limit: limit, before: before)
     }
 
     /// Each key's newest change among the newest ``lastChangeWindow`` (or the kept length, if
@@ -79,16 +96,33 @@ struct ConsoleCatalog: Sendable {
         return newest
     }
 
-    /// Every key, stored or declared, in key order, from one read of each.
+    /// Every key, stored or declared, in key order, from one read of each. A key that is not
+    /// valid UTF-8 is listed by its address (its bytes escaped), read by its bytes.
     /// - Throws: `DefaultsError` when the table cannot be read.
     func entries() throws -> [ConsoleEntry] {
-        let stored = try store.entries().filter { $0.value != .null }
+        var stored = try store.entries().filter { $0.value != .null }
+        var invalid: [ConsoleEntry] = []
+        let invalidKeys = try store.keysNotValidUTF8()
+        if !invalidKeys.isEmpty {
+            // `entries()` names those rows with U+FFFD, a name a valid key may also have: drop
+            // every row of such a name, then read the valid key (if any) and each invalid one
+            // by what really names it.
+            let lossy = Set(invalidKeys.map { String(decoding: $0, as: UTF8.self) })
+            stored.removeAll { lossy.contains($0.key) }
+            for name in lossy {
+                if let value = try store.value(for: DefaultsKey<SQLiteValue?>(name)), value != .null { stored.append((name, value)) }
+            }
+            for bytes in invalidKeys {
+                if let value = try store.value(forKeyBytes: bytes) { invalid.append(ConsoleEntry(bytes: bytes, value: value)) }
+            }
+        }
         var declared: [String: ConsoleDeclaration] = [:]
         for declaration in try declarations() { declared[declaration.key] = declaration }
         var result: [ConsoleEntry] = stored.map { ConsoleEntry(key: $0.key, value: $0.value, declaration: declared.removeValue(forKey: $0.key)) }
         result += declared.values.map { ConsoleEntry(key: $0.key, value: nil, declaration: $0) }
+        result += invalid
         let changes = try lastChanges()
-        for index in result.indices { result[index].lastChange = changes[result[index].key] }
+        for index in result.indices where result[index].keyBytes == nil { result[index].lastChange = changes[result[index].key] }
         return result.sorted { $0.key < $1.key }
     }
 

@@ -1,29 +1,50 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTPTypes
 import Hummingbird
 
 /// The console's security rules, one middleware in front of every route (page, assets, API,
 /// events), checked in this order:
 ///
-/// 1. `Host` must be one the console serves (DNS rebinding) → 403.
-/// 2. With a token: `Authorization: Bearer TOKEN`, or the cookie that `?token=TOKEN` sets
-///    (that request is answered by a redirect to the same path without the query) → else 401.
-/// 3. A write (PUT, POST, PATCH, DELETE) that carries `Origin` needs the page's own origin,
+/// 1. `Host` must be one the console serves (DNS rebinding), its address compared in one
+///    canonical form → 403.
+/// 2. With ``DefaultsConsole/Configuration/onlyOwnerConnections``: the other end of the
+///    connection is a socket of the user running the server → else 403.
+/// 3. With a token: `Authorization: Bearer TOKEN`, or the session cookie that `?token=TOKEN`
+///    opens (that request is answered by a redirect to the same path without the query) → else 401.
+/// 4. A write (PUT, POST, PATCH, DELETE) that carries `Origin` needs the page's own origin,
 ///    and one with a body needs `Content-Type: application/json` → else 403.
-/// 4. A body over the limit → 413 (the `Content-Length` is checked here; a chunked body is
+/// 5. A body over the limit → 413 (the `Content-Length` is checked here; a chunked body is
 ///    cut off where it passes the limit when it is read).
 ///
 /// Every response carries a Content-Security-Policy without inline scripts, `nosniff`, and no
 /// referrer.
 struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
     let configuration: DefaultsConsole.Configuration
+    /// The sessions `?token=` opened, shared by every route of this console.
+    let sessions: ConsoleSessions
+    /// ``DefaultsConsole/Configuration/allowedHosts``, each in ``HostName/canonical(_:)`` form.
+    let allowedHosts: Set<String>?
+
+    init(configuration: DefaultsConsole.Configuration, sessions: ConsoleSessions) {
+        self.configuration = configuration
+        self.sessions = sessions
+        self.allowedHosts = configuration.allowedHosts.map { Set($0.map(HostName.canonical)) }
+    }
 
     /// `Host`, for requests that carry it as a field (an HTTP/1 server moves it to the
     /// request's authority; a client of the router alone may set both).
     static var hostField: HTTPField.Name { HTTPField.Name("Host")! }
 
-    /// The cookie `?token=` sets.
-    static var cookieName: String { "sqlitedefaults_console" }
+    /// The session cookie's name for a request to `host`: it names the port, because a browser
+    /// keeps one set of cookies for all the ports of a host, and two consoles on one host must
+    /// not overwrite each other's.
+    static func cookieName(host: String?) -> String {
+        let port = host.flatMap(HostName.port).flatMap { Int($0) }
+        return "sqlitedefaults_console" + (port.map { "_\($0)" } ?? "")
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -42,13 +63,18 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
 
     private func check(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let host = (request.headers[Self.hostField] ?? request.head.authority)?.lowercased()
-        if let allowed = configuration.allowedHosts {
-            guard let host, allowed.contains(Self.hostName(of: host)) else {
+        if let allowedHosts {
+            guard let host, allowedHosts.contains(HostName.canonical(host)) else {
                 return Self.refusal(.forbidden, "this console does not serve the host \(host.map { "'\($0)'" } ?? "(none)")")
             }
         }
+        if configuration.onlyOwnerConnections {
+            guard Self.isOwnersConnection(context) else {
+                return Self.refusal(.forbidden, "this console serves only the user who runs it (uid \(geteuid())); others need its token (prefs serve --token-file)")
+            }
+        }
         if let token = configuration.token {
-            if let response = authenticate(request, token: token) { return response }
+            if let response = authenticate(request, token: token, host: host) { return response }
         }
         if [.put, .post, .patch, .delete].contains(request.method) {
             if let origin = request.headers[.origin]?.lowercased() {
@@ -72,7 +98,7 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
 
     /// nil when the request carries the token; else the response to send (a 401, or the
     /// redirect that turns `?token=` into a cookie).
-    private func authenticate(_ request: Request, token: String) -> Response? {
+    private func authenticate(_ request: Request, token: String, host: String?) -> Response? {
         let expected = Array(token.utf8)
         if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {
             let given = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
@@ -83,38 +109,32 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
             guard ConstantTime.equal(Array(String(given).utf8), expected) else {
                 return Self.refusal(.unauthorized, "the token is not right")
             }
-            return Self.cookieRedirect(path: request.uri.path, token: token)
+            return Self.cookieRedirect(path: request.uri.path, name: Self.cookieName(host: host), session: sessions.open())
         }
-        if let cookie = request.cookies[Self.cookieName],
-           ConstantTime.equal(Array(cookie.value.utf8), Array(Self.cookieValue(for: token).utf8)) {
+        if let cookie = request.cookies[Self.cookieName(host: host)], sessions.isOpen(cookie.value) {
             return nil
         }
         return Self.refusal(.unauthorized, "this console needs a token: Authorization: Bearer TOKEN, or open the page once with ?token=TOKEN")
     }
 
-    /// The name part of a `Host` value, without its port: `127.0.0.1:8080` → `127.0.0.1`,
-    /// `[::1]:8080` → `[::1]`. The name is what DNS rebinding changes; the port is not.
-    static func hostName(of host: String) -> String {
-        if host.hasPrefix("["), let end = host.firstIndex(of: "]") { return String(host[...end]) }
-        guard let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon else { return host }
-        return String(host[..<colon])
+    /// Whether the other end of the request's connection is a socket of the user running this
+    /// process, as `/proc/net/tcp{,6}` says. False when the context does not know the remote
+    /// address (a context that is not a `RemoteAddressRequestContext`), or the socket is not
+    /// listed (not a TCP connection on this machine): a doubt refuses.
+    static func isOwnersConnection(_ context: Context) -> Bool {
+        guard let remote = (context as? any RemoteAddressRequestContext)?.remoteAddress,
+              let ip = remote.ipAddress, let port = remote.port,
+              let endpoint = SocketOwnerTable.Endpoint(ip: ip, port: port) else { return false }
+        return SocketOwnerTable.current().owners(ofLocalEnd: endpoint) == [geteuid()]
     }
 
-    /// The cookie holds the token hex-encoded, so any token fits a cookie's character set.
-    static func cookieValue(for token: String) -> String {
-        token.utf8.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
-    }
-
-    /// 303 to `path` (the query dropped) with an HttpOnly, SameSite=Strict cookie for the
-    /// folder `path` is in, so the page and its API below it both send it.
-    static func cookieRedirect(path: String, token: String) -> Response {
+    /// 303 to `path` (the query dropped) with an HttpOnly, SameSite=Strict session cookie for
+    /// the folder `path` is in, so the page and its API below it both send it.
+    static func cookieRedirect(path: String, name: String, session: String) -> Response {
         let folder = path.hasSuffix("/") ? path : String(path[...(path.lastIndex(of: "/") ?? path.startIndex)])
         var headers = HTTPFields()
         headers[.location] = path
-        headers[.setCookie] = "\(cookieName)=\(cookieValue(for: token)); Path=\(folder.isEmpty ? "/" : folder); HttpOnly; SameSite=Strict"
+        headers[.setCookie] = "\(name)=\(session); Path=\(folder.isEmpty ? "/" : folder); HttpOnly; SameSite=Strict"
         headers[.cacheControl] = "no-store"
         return Response(status: .seeOther, headers: headers)
     }
@@ -136,21 +156,5 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
         headers[.xContentTypeOptions] = "nosniff"
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-    }
-}
-
-/// Comparison whose time does not depend on where two byte strings differ, so a token cannot
-/// be guessed byte by byte from response times.
-enum ConstantTime {
-    /// Whether `a` and `b` are equal; reads every byte of the longer one whatever they hold.
-    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count) | (a.count == b.count ? 0 : 1)
-        let length = max(a.count, b.count)
-        for index in 0..<length {
-            let x = index < a.count ? a[index] : 0
-            let y = index < b.count ? b[index] : 0
-            difference |= x ^ y
-        }
-        return difference == 0
     }
 }

@@ -1,0 +1,61 @@
+import DefaultsTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import SQLiteDefaults
+import SQLiteDefaultsConsole
+import Testing
+
+@Suite("Console history paging")
+struct ConsoleHistoryPagingTests {
+    @Test("limit is at most 1,000; before=SEQ pages on; a full page names the next cursor in X-History-Next-Before and Link")
+    func pages() async throws {
+        let fixture = try ConsoleFixture()
+        for value in 0..<25 { try fixture.store.set(.integer(Int64(value)), for: DefaultsKey<SQLiteValue?>("n")) }
+        try await fixture.app.test(.router) { client in
+            try await client.execute(uri: "/api/history?limit=1001", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(((parsedJSON(response.body) as? [String: Any])?["error"] as? String)?.contains("1000") == true)
+            }
+            var seen: [Int] = []
+            var cursor: String? = nil
+            var pages = 0
+            repeat {
+                let uri = "/api/history?key=n&limit=10" + (cursor.map { "&before=" + $0 } ?? "")
+                cursor = try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok)
+                    let entries = try #require(parsedJSON(response.body) as? [[String: Any]])
+                    seen += entries.compactMap { $0["value"] as? Int }
+                    let next = response.headers[HTTPField.Name("X-History-Next-Before")!]
+                    if entries.count == 10 {
+                        #expect(next == (entries.last?["seq"] as? Int).map(String.init))
+                        #expect(response.headers[HTTPField.Name("Link")!] == "</api/history?key=n&limit=10&before=\(next ?? "")>; rel=\"next\"")
+                    } else {
+                        #expect(next == nil)
+                    }
+                    return next
+                }
+                pages += 1
+            } while cursor != nil && pages < 10
+            #expect(seen == Array((0..<25).reversed()), "every change once, newest first, across pages")
+            #expect(pages == 3)
+        }
+    }
+
+    @Test("A long answer arrives whole, written in chunks: 600 entries of 16 KB")
+    func chunkedBody() async throws {
+        let fixture = try ConsoleFixture()
+        let big = String(repeating: "y", count: 16_000)
+        for index in 0..<600 { try fixture.store.set(.text("\(index)" + big), for: DefaultsKey<SQLiteValue?>("doc")) }
+        try await fixture.app.test(.live) { client in
+            let port = try #require(client.port)
+            let response = try await onOwnThread { try RawHTTPConnection.request(port: port, "GET", "/api/history?limit=1000", timeout: .seconds(120)) }
+            #expect(response.status == 200)
+            #expect(response.header("Transfer-Encoding")?.lowercased() == "chunked", "streamed, not one buffer with a Content-Length")
+            let entries = try #require(try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]])
+            #expect(entries.count == 600)
+            #expect((entries.first?["value"] as? String)?.hasPrefix("599y") == true)
+        }
+    }
+}
