@@ -1,11 +1,178 @@
-import Foundation
-
-/// Whether text is JSON, as SQLite's `json_valid` (which the triggers use) decides it for the
-/// texts this library and `prefs` write. The database stays the judge: this only lets a
-/// refusal be explained before anything is sent.
+/// Whether text is JSON, as SQLite's `json_valid` (which the triggers use) decides it: RFC 8259
+/// text with arrays and objects nested at most ``DefaultsValueKind/maximumJSONDepth`` levels.
+/// The database stays the judge: this only lets a refusal be explained before anything is sent.
+///
+/// Its own scanner, not Foundation's `JSONSerialization`: that one refuses anything nested
+/// deeper than 512 levels, which the database takes, so a value `prefs write` accepted was
+/// refused by the declaration's check. Iterative (a stack of open containers, no recursion),
+/// so no depth can exhaust a thread's stack. Like SQLite, it accepts a `\u` escape of a lone
+/// UTF-16 surrogate.
 enum JSONValidity {
     static func isValid(_ text: String) -> Bool {
-        guard !text.isEmpty else { return false }
-        return (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil
+        var text = text
+        return text.withUTF8 { bytes in
+            var scanner = Scanner(bytes: bytes)
+            return scanner.scanDocument()
+        }
+    }
+
+    private struct Scanner {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+        /// The open arrays and objects, innermost last: `[` or `{`.
+        var open: [UInt8] = []
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        mutating func scanDocument() -> Bool {
+            while true {
+                // A value is expected here.
+                skipSpace()
+                guard index < bytes.count else { return false }
+                switch bytes[index] {
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    let opener = bytes[index]
+                    guard open.count < DefaultsValueKind.maximumJSONDepth else { return false }
+                    open.append(opener)
+                    index += 1
+                    skipSpace()
+                    let closer = opener == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}")
+                    if index < bytes.count, bytes[index] == closer {
+                        index += 1
+                        open.removeLast()
+                    } else if opener == UInt8(ascii: "{") {
+                        guard scanMemberName() else { return false }
+                        continue
+                    } else {
+                        continue
+                    }
+                case UInt8(ascii: "\""):
+                    guard scanString() else { return false }
+                case UInt8(ascii: "t"):
+                    guard scanLiteral("true") else { return false }
+                case UInt8(ascii: "f"):
+                    guard scanLiteral("false") else { return false }
+                case UInt8(ascii: "n"):
+                    guard scanLiteral("null") else { return false }
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    guard scanNumber() else { return false }
+                default:
+                    return false
+                }
+                // A value ended: close containers, or go on to the next element or member.
+                while true {
+                    skipSpace()
+                    guard let innermost = open.last else { return index == bytes.count }
+                    guard index < bytes.count else { return false }
+                    let byte = bytes[index]
+                    index += 1
+                    if byte == UInt8(ascii: ",") {
+                        if innermost == UInt8(ascii: "{") {
+                            skipSpace()
+                            guard scanMemberName() else { return false }
+                        }
+                        break
+                    }
+                    guard byte == (innermost == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}")) else { return false }
+                    open.removeLast()
+                }
+            }
+        }
+
+        /// `"name"` and the `:` after it (the value follows).
+        private mutating func scanMemberName() -> Bool {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), scanString() else { return false }
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+            index += 1
+            return true
+        }
+
+        private mutating func skipSpace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
+        }
+
+        private mutating func scanLiteral(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard bytes.count - index >= count else { return false }
+            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+            index += count
+            return true
+        }
+
+        /// A string from its opening quote: no control characters, only JSON's escapes.
+        private mutating func scanString() -> Bool {
+            index += 1
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    return true
+                case 0x00..<0x20:
+                    return false
+                case UInt8(ascii: "\\"):
+                    guard index < bytes.count else { return false }
+                    let escaped = bytes[index]
+                    index += 1
+                    switch escaped {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                         UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        continue
+                    case UInt8(ascii: "u"):
+                        guard bytes.count - index >= 4 else { return false }
+                        for _ in 0..<4 {
+                            guard isHexDigit(bytes[index]) else { return false }
+                            index += 1
+                        }
+                    default:
+                        return false
+                    }
+                default:
+                    continue
+                }
+            }
+            return false
+        }
+
+        /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+        private mutating func scanNumber() -> Bool {
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count else { return false }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+            } else {
+                guard scanDigits() else { return false }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard scanDigits() else { return false }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard scanDigits() else { return false }
+            }
+            return true
+        }
+
+        /// One or more digits.
+        private mutating func scanDigits() -> Bool {
+            let start = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            return index > start
+        }
+
+        private func isHexDigit(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+            default: false
+            }
+        }
     }
 }
