@@ -87,13 +87,13 @@ package enum ExportFormat {
         guard let first = text.utf8.first, let last = text.utf8.last,
               (first == UInt8(ascii: "[") && last == UInt8(ascii: "]")) || (first == UInt8(ascii: "{") && last == UInt8(ascii: "}")),
               !text.utf8.contains(0x0A), !text.utf8.contains(0x0D),
-              let document = try? JSONDocument(parsing: text)
+              let document = try? JSONDocument(parsing: text, wrapsValues: false)
         else { return false }
         return tag(of: document.root) == nil
     }
 
     private static func isTagged(_ text: String) -> Bool {
-        guard let document = try? JSONDocument(parsing: text) else { return false }
+        guard let document = try? JSONDocument(parsing: text, wrapsValues: false) else { return false }
         return tag(of: document.root) != nil
     }
 

@@ -60,15 +60,22 @@ package enum HistoryFormat {
 
     /// One entry as a human line: `SEQ TIME KEY = VALUE (CLASS) by WRITER`, or `… KEY removed by
     /// WRITER`, or `… KEY = (N bytes, not kept) by WRITER`. A declared key's line names its
-    /// type after the key: `… timeout [int] = 45 (integer) by …`.
-    package static func line(_ entry: DefaultsHistoryEntry<SQLiteValue>, declaredType: DefaultsValueKind? = nil) -> String {
+    /// type after the key: `… timeout [int] = 45 (integer) by …`, and a declared bool's value
+    /// is `true` or `false`; a declaration of a type this tool does not know (`unknownType`)
+    /// shows as `… mode [unknown type "xyz"] = …`.
+    package static func line(_ entry: DefaultsHistoryEntry<SQLiteValue>, declaredType: DefaultsValueKind? = nil,
+                             unknownType: String? = nil) -> String {
         var head = "\(entry.sequence) \(ISO8601.format(millisecondsSince1970: milliseconds(entry.date))) \(ValueFormatting.escaped(entry.key))"
-        if let declaredType { head += " [\(declaredType.rawValue)]" }
+        if let declaredType {
+            head += " [\(declaredType.rawValue)]"
+        } else if let unknownType {
+            head += " [unknown type \(ExportFormat.quote(unknownType))]"
+        }
         let change: String
         if let omitted = entry.omittedByteCount {
             change = "= (\(omitted) bytes, not kept)"
         } else if let value = entry.value {
-            change = "= \(ValueFormatting.displayRepresentation(value)) (\(value.storageClass))"
+            change = "= \(ValueFormatting.displayRepresentation(value, declaredType: declaredType)) (\(value.storageClass))"
         } else {
             change = "removed"
         }

@@ -1,3 +1,5 @@
+import SQLiteDefaults
+
 /// A parsed JSON text, read by hand rather than with Foundation's `JSONSerialization` or
 /// `JSONDecoder`, because `import` and `write --type json` need four things those do not give:
 ///
@@ -10,8 +12,8 @@
 ///   keeps the last of the repeats and drops the others without a word.
 /// - **Strictness.** RFC 8259 and nothing more: no comments, no trailing commas, no single
 ///   quotes, no NaN or Infinity, no lone UTF-16 surrogates in `\u` escapes, UTF-8 only, and
-///   at most ``maximumDepth`` levels of nesting. (Foundation on Linux, for one, takes
-///   `[1, 2,]`.)
+///   values nested at most ``maximumDepth`` levels (the library's one limit, which SQLite
+///   accepts on every version). (Foundation on Linux, for one, takes `[1, 2,]`.)
 /// - **Line and column.** ``JSONSyntaxError`` names the 1-based line and column (in
 ///   Unicode scalars) of the first problem, where Foundation says "around character N".
 ///
@@ -44,9 +46,11 @@ package struct JSONDocument: Sendable {
         package let value: Node
     }
 
-    /// How deeply arrays and objects may nest; deeper input is refused rather than
-    /// overflowing the stack of this recursive parser.
-    package static let maximumDepth = 512
+    /// How deeply a value's arrays and objects may nest: the library's
+    /// `DefaultsValueKind.maximumJSONDepth` (1,000), SQLite's own limit since 3.42, so a value
+    /// `prefs` accepts is one the database accepts on every version. Deeper input is refused,
+    /// which also keeps this recursive parser's stack bounded.
+    package static let maximumDepth = DefaultsValueKind.maximumJSONDepth
 
     /// The document's UTF-8 text.
     package let bytes: [UInt8]
@@ -54,20 +58,25 @@ package struct JSONDocument: Sendable {
     package let root: Node
 
     /// Parses UTF-8 bytes that hold exactly one JSON value (surrounding whitespace allowed).
+    /// - Parameters:
+    ///   - bytes: the text.
+    ///   - wrapsValues: true (the default) for a document whose top level holds values, such as
+    ///     an export file or a console request (`{"value": …}`): each value inside may nest
+    ///     ``maximumDepth`` levels, the document one more. False for a value on its own.
     /// - Throws: ``JSONSyntaxError`` naming the line and column of the first problem.
-    package init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
+    package init(parsing bytes: [UInt8], wrapsValues: Bool = true) throws(JSONSyntaxError) {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw JSONSyntaxError(message: "the text is not valid UTF-8", line: 1, column: 1)
         }
-        var parser = Parser(bytes: bytes)
+        var parser = Parser(bytes: bytes, depthLimit: JSONDocument.maximumDepth + (wrapsValues ? 1 : 0))
         self.bytes = bytes
         self.root = try parser.parseDocument()
     }
 
-    /// Parses a string that holds exactly one JSON value.
+    /// Parses a string that holds exactly one JSON value (see ``init(parsing:wrapsValues:)``).
     /// - Throws: ``JSONSyntaxError`` naming the line and column of the first problem.
-    package init(parsing text: String) throws(JSONSyntaxError) {
-        try self.init(parsing: Array(text.utf8))
+    package init(parsing text: String, wrapsValues: Bool = true) throws(JSONSyntaxError) {
+        try self.init(parsing: Array(text.utf8), wrapsValues: wrapsValues)
     }
 
     /// The exact source text of a range, such as an array's or object's `source`.
@@ -94,8 +103,15 @@ extension JSONDocument {
     /// no trailing commas, no single quotes, no NaN or Infinity.
     private struct Parser {
         package let bytes: [UInt8]
+        /// The deepest nesting taken, counting the document's own top level.
+        let depthLimit: Int
         var index = 0
         var depth = 0
+
+        init(bytes: [UInt8], depthLimit: Int) {
+            self.bytes = bytes
+            self.depthLimit = depthLimit
+        }
 
         mutating func parseDocument() throws(JSONSyntaxError) -> Node {
             skipWhitespace()
@@ -181,8 +197,9 @@ extension JSONDocument {
 
         private mutating func enterContainer() throws(JSONSyntaxError) {
             depth += 1
-            guard depth <= JSONDocument.maximumDepth else {
-                throw error("arrays and objects nest more than \(JSONDocument.maximumDepth) levels deep")
+            guard depth <= depthLimit else {
+                let within = depthLimit > JSONDocument.maximumDepth ? "a value's " : ""
+                throw error("\(within)arrays and objects nest more than \(JSONDocument.maximumDepth) levels deep (the most SQLite's JSON functions take on every version)")
             }
         }
 

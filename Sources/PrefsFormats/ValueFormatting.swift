@@ -53,6 +53,28 @@ package enum ValueFormatting {
         }
     }
 
+    /// The value as ``readRepresentation(_:)`` prints it, but a key declared `bool` shows its
+    /// INTEGER 0 or 1 as `false` or `true`, the words an operator reads (and `write` takes back).
+    /// Other values, and every undeclared key, print as they are stored.
+    package static func readRepresentation(_ value: SQLiteValue, declaredType: DefaultsValueKind?) -> String {
+        boolWord(value, declaredType: declaredType) ?? readRepresentation(value)
+    }
+
+    /// The value as ``displayRepresentation(_:)`` shows it, with a declared `bool`'s 0 or 1 as
+    /// `false` or `true` (see ``readRepresentation(_:declaredType:)``).
+    package static func displayRepresentation(_ value: SQLiteValue, declaredType: DefaultsValueKind?) -> String {
+        boolWord(value, declaredType: declaredType) ?? displayRepresentation(value)
+    }
+
+    private static func boolWord(_ value: SQLiteValue, declaredType: DefaultsValueKind?) -> String? {
+        guard declaredType == .bool, case .integer(let number) = value else { return nil }
+        switch number {
+        case 0: return "false"
+        case 1: return "true"
+        default: return nil  // not a bool after all (the database refuses it): shown as stored
+        }
+    }
+
     /// Shortest decimal text that parses back to exactly `number`, marked as a REAL by a
     /// decimal point or an exponent (`2.0`, not `2`). Swift's own `description` is already
     /// shortest-round-trip; only non-finite values need words.

@@ -53,7 +53,7 @@ extension DefaultsValueKind {
 
         case .json:
             do {
-                _ = try JSONDocument(parsing: text)
+                _ = try JSONDocument(parsing: text, wrapsValues: false)
             } catch {
                 throw .invalidValue(text, type: self, error.description)
             }

@@ -2,7 +2,7 @@ import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
 
-/// `prefs declare KEY --type TYPE [--default VALUE] [--summary TEXT] [--allowed V1,V2,…]`
+/// `prefs declare KEY --type TYPE [--default VALUE] [--summary TEXT] [--allowed V1,V2,…] [--allow V]…`
 struct DeclareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "declare",
@@ -11,8 +11,12 @@ struct DeclareCommand: ParsableCommand {
             The declaration is kept in the file (table defaults_schema) and enforced by the \
             database for every client: prefs, the library, the sqlite3 shell, Python. A value \
             already stored that does not fit exits 1 and changes nothing. Declaring what is \
-            already declared changes nothing. --default and --allowed are read as --type reads \
-            values (see `write`); --allowed takes a comma-separated list (int, string or url keys).
+            already declared changes nothing. --default, --allowed and --allow are read as \
+            --type reads values (see `write`). Allowed values apply to int, string and url keys: \
+            --allowed takes a comma-separated list whose entries are refused when empty or \
+            padded with spaces ("light,dark", not "light, dark"); --allow takes one value as it \
+            is, and may be repeated, for a value with a comma, a space at either end, or the \
+            empty string. Both may be given; the values are kept in order, each once.
             """
     )
 
@@ -30,8 +34,11 @@ struct DeclareCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("What the key is for.", valueName: "text"))
     var summary: String?
 
-    @Option(name: .long, help: ArgumentHelp("The only values allowed, comma-separated.", valueName: "v1,v2,…"))
+    @Option(name: .long, help: ArgumentHelp("The only values allowed, comma-separated, none empty or space-padded.", valueName: "v1,v2,…"))
     var allowed: String?
+
+    @Option(name: .customLong("allow"), help: ArgumentHelp("One more allowed value, taken as it is (commas and spaces included); repeatable.", valueName: "value"))
+    var allow: [String] = []
 
     func validate() throws {
         if key.isEmpty { throw ValidationError("the key must not be empty") }
@@ -44,22 +51,42 @@ struct DeclareCommand: ParsableCommand {
                 throw PrefsError("the default for key \(ValueFormatting.quoted(key)) is not a \(type.rawValue): \((error as? FormatError)?.message ?? "\(error)")")
             }
         }
-        let allowedValues = try allowed.map { list -> [String] in
-            try list.split(separator: ",", omittingEmptySubsequences: false).map { item -> String in
-                let text = String(item)
-                let stored: SQLiteValue
-                do { stored = try type.parse(text) } catch {
-                    throw PrefsError("the allowed value \(ValueFormatting.quoted(text)) for key \(ValueFormatting.quoted(key)) is not a \(type.rawValue): \((error as? FormatError)?.message ?? "\(error)")")
+        return DefaultsDeclaration(key: key, type: type, defaultValue: defaultValue, summary: summary,
+                                   allowedValues: try allowedValues())
+    }
+
+    /// The values of `--allowed` (each entry checked: neither empty nor space-padded, which a
+    /// list typed as "light, dark" would silently make part of a value) and of every `--allow`
+    /// (as given), in order, each once; nil when neither option is given.
+    func allowedValues() throws -> [String]? {
+        guard allowed != nil || !allow.isEmpty else { return nil }
+        var listed: [String] = []
+        if let allowed {
+            for item in allowed.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+                if item.isEmpty {
+                    throw PrefsError("--allowed \(ValueFormatting.quoted(allowed)) for key \(ValueFormatting.quoted(key)) has an empty entry; to allow the empty string, use --allow \"\"")
                 }
-                switch stored {
-                case .integer(let number): return String(number)
-                case .text(let text): return text
-                default: throw PrefsError("allowed values apply only to int, string and url keys; \(ValueFormatting.quoted(key)) is \(type.rawValue)")
+                if let first = item.first, let last = item.last, first.isWhitespace || last.isWhitespace {
+                    throw PrefsError("--allowed entry \(ValueFormatting.quoted(item)) for key \(ValueFormatting.quoted(key)) has spaces around it; write the list without them (a,b), or give such a value with --allow")
                 }
+                listed.append(item)
             }
         }
-        return DefaultsDeclaration(key: key, type: type, defaultValue: defaultValue, summary: summary,
-                                   allowedValues: allowedValues)
+        var values: [String] = []
+        for text in listed + allow {
+            let stored: SQLiteValue
+            do { stored = try type.parse(text) } catch {
+                throw PrefsError("the allowed value \(ValueFormatting.quoted(text)) for key \(ValueFormatting.quoted(key)) is not a \(type.rawValue): \(error.message)")
+            }
+            let value: String
+            switch stored {
+            case .integer(let number): value = String(number)
+            case .text(let text): value = text
+            default: throw PrefsError("allowed values apply only to int, string and url keys; \(ValueFormatting.quoted(key)) is \(type.rawValue)")
+            }
+            if !values.contains(value) { values.append(value) }
+        }
+        return values
     }
 
     func run() throws {
@@ -87,7 +114,9 @@ struct UndeclareCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard let store = try storeOptions.openExistingForWriting(), try store.declaration(for: key) != nil else {
+        // A row of a type prefs does not know is a declaration too (one that refuses every value).
+        guard let store = try storeOptions.openExistingForWriting(),
+              try store.declaration(for: key) != nil || store.declarationsOfUnknownType()[key] != nil else {
             throw PrefsError("key \(ValueFormatting.quoted(key)) is not declared")
         }
         try store.undeclare(key)

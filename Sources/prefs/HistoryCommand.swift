@@ -17,7 +17,9 @@ struct HistoryCommand: ParsableCommand {
             With --json, one JSON array of {"seq", "key", "value", "time", "writer": {"kind", \
             "pid", "program", "user", "host"}}, the value as `export` writes it (null when \
             removed), writer fields absent when unknown, and "type" (the declared type) for a \
-            declared key. A TEXT or BLOB over 16,384 bytes is kept by its \
+            declared key (a type prefs does not know shows as [unknown type "T"] in the text, \
+            and has no "type" in JSON); a declared bool's value reads false or true in the text. \
+            A TEXT or BLOB over 16,384 bytes is kept by its \
             size only: `(N bytes, not kept)`, or "value": null with "omitted": N.
             """
     )
@@ -48,7 +50,10 @@ struct HistoryCommand: ParsableCommand {
         if json {
             try Console.out(HistoryFormat.jsonArray(entries, declaredTypes: declaredTypes))
         } else if !entries.isEmpty {
-            try Console.out(entries.map { HistoryFormat.line($0, declaredType: declaredTypes[$0.key]) }.joined(separator: "\n"))
+            let unknownTypes = try store.declarationsOfUnknownType()
+            try Console.out(entries.map {
+                HistoryFormat.line($0, declaredType: declaredTypes[$0.key], unknownType: unknownTypes[$0.key])
+            }.joined(separator: "\n"))
         }
     }
 }

@@ -12,8 +12,10 @@ struct ListCommand: ParsableCommand {
             escaped; in TEXT that is not valid UTF-8, each invalid byte as \\x{FF}). With \
             --json, one JSON object mapping keys to values, exactly as `export` prints it \
             (refused, as by export, when a key is not valid UTF-8). A declared key's line ends \
-            with [declared TYPE]; with --declared, declared keys that are unset are listed too, \
-            as `unset` with their default. --json prints stored values only.
+            with [declared TYPE], and a declared bool shows false or true for its 0 or 1; a \
+            declaration whose type prefs does not know ends with [declared unknown type "T"] \
+            (the database refuses every value for it). With --declared, declared keys that are unset are listed too, \
+            as `unset` with their default. --json prints stored values only, as stored.
             """
     )
 
@@ -42,15 +44,21 @@ struct ListCommand: ParsableCommand {
             if store?.contains(rowKey(replaced)) == false { shownKeys[replaced] = ValueFormatting.escaped(invalidUTF8: bytes) }
         }
         let declarations = Dictionary(try store?.declarations().map { ($0.key, $0) } ?? [], uniquingKeysWith: { first, _ in first })
+        let unknownTypes = try store?.declarationsOfUnknownType() ?? [:]
         var rows = entries.map {
             (key: $0.key, shown: shownKeys[$0.key] ?? ValueFormatting.escaped($0.key), storageClass: $0.value.storageClass,
-             value: ValueFormatting.displayRepresentation($0.value))
+             value: ValueFormatting.displayRepresentation($0.value, declaredType: declarations[$0.key]?.type))
         }
         if declared {
             let stored = Set(entries.map(\.key))
             for declaration in declarations.values where !stored.contains(declaration.key) {
-                let shownDefault = declaration.defaultValue.map { "(default " + ValueFormatting.displayRepresentation($0) + ")" } ?? "(no default)"
+                let shownDefault = declaration.defaultValue.map {
+                    "(default " + ValueFormatting.displayRepresentation($0, declaredType: declaration.type) + ")"
+                } ?? "(no default)"
                 rows.append((declaration.key, ValueFormatting.escaped(declaration.key), "unset", shownDefault))
+            }
+            for key in unknownTypes.keys where !stored.contains(key) {
+                rows.append((key, ValueFormatting.escaped(key), "unset", "(no default)"))
             }
             rows.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         }
@@ -59,7 +67,11 @@ struct ListCommand: ParsableCommand {
         for row in rows {
             var columns = row.value.isEmpty ? [row.shown.padding(to: keyWidth), row.storageClass]
                 : [row.shown.padding(to: keyWidth), row.storageClass.padding(to: 7), row.value]
-            if let declaration = declarations[row.key] { columns.append("[declared \(declaration.type)]") }
+            if let declaration = declarations[row.key] {
+                columns.append("[declared \(declaration.type)]")
+            } else if let unknown = unknownTypes[row.key] {
+                columns.append("[declared unknown type \(ExportFormat.quote(unknown))]")
+            }
             output += columns.joined(separator: "  ") + "\n"
         }
         try Console.outRaw(output)

@@ -1,4 +1,5 @@
 import PrefsFormats
+import SQLiteDefaults
 import Testing
 
 @Suite("JSONDocument")
@@ -87,11 +88,17 @@ struct JSONDocumentTests {
         }
     }
 
+    /// One limit, the library's (1,000 levels, what SQLite takes on every version), for a value
+    /// on its own and for each value inside a document that holds values (an export file).
     @Test func nestingIsLimited() throws {
+        #expect(JSONDocument.maximumDepth == DefaultsValueKind.maximumJSONDepth)
+        #expect(JSONDocument.maximumDepth == 1_000)
         let deepest = String(repeating: "[", count: JSONDocument.maximumDepth) + String(repeating: "]", count: JSONDocument.maximumDepth)
-        _ = try JSONDocument(parsing: deepest)
+        _ = try JSONDocument(parsing: deepest, wrapsValues: false)
         let tooDeep = "[" + deepest + "]"
-        #expect(throws: JSONSyntaxError.self) { try JSONDocument(parsing: tooDeep) }
+        #expect(throws: JSONSyntaxError.self) { try JSONDocument(parsing: tooDeep, wrapsValues: false) }
+        _ = try JSONDocument(parsing: #"{"key": \#(deepest)}"#)
+        #expect(throws: JSONSyntaxError.self) { try JSONDocument(parsing: #"{"key": \#(tooDeep)}"#) }
     }
 
     @Test func whitespaceAroundTheValueIsAllowed() throws {

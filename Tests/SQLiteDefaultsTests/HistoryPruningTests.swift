@@ -48,6 +48,7 @@ struct HistoryPruningTests {
     /// superseded entries, all newer than the last prune: the window reaches back past them.
     @Test func aLongRunOfSupersededEntriesWidensTheWindow() throws {
         let (directory, store) = try storeKeeping100()
+        defer { withExtendedLifetime(directory) {} }  // the file lives as long as the store
         for value in 1...150 { try store.set(value, for: second) }
         try store.transaction { tx in
             for value in 1...2_500 { try tx.set(value, for: first) }

@@ -75,7 +75,7 @@ struct DeclareTests {
         try await Prefs.succeed(["--db", db, "write", "name", "Ada"])
         try await Prefs.succeed(["--db", db, "write", "beta", "yes"])
         let plain = try await Prefs.succeed(["--db", db, "list"])
-        #expect(plain == "beta  integer  1  [declared bool]\nname  text     Ada\n", "\(plain)")
+        #expect(plain == "beta  integer  true  [declared bool]\nname  text     Ada\n", "\(plain)")
         let all = try await Prefs.succeed(["--db", db, "list", "--declared"])
         #expect(all.contains("timeout  unset") && all.contains("(default 30)  [declared int]"), "\(all)")
     }

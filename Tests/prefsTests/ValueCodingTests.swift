@@ -76,7 +76,7 @@ struct ValueCodingTests {
         ("\"tab\there\"", "control character"),
         ("NaN", "line 1, column 1"),
         ("[1]\n  x", "line 2, column 3"),
-        (String(repeating: "[", count: 600), "nest"),
+        (String(repeating: "[", count: 1_001), "nest"),
     ]
 
     @Test("write --type json refuses invalid JSON with a line, column and reason", arguments: 0..<malformedJSON.count)

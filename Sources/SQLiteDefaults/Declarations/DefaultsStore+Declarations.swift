@@ -63,14 +63,18 @@ extension DefaultsStore {
     /// for declaration in try store.declarations() { print(declaration.key, declaration.type) }
     /// ```
     ///
+    /// A row whose type this library does not know (written by a SQL client past the table's
+    /// CHECK, with `PRAGMA ignore_check_constraints = ON`) is left out here, and listed by
+    /// ``declarationsOfUnknownType()``.
+    ///
     /// - Returns: the declarations, as `defaults_schema` holds them.
-    /// - Throws: ``DefaultsError`` — `.closed`, `.busy`, `.ioError`; `.decodingFailed` when a
-    ///   row of `defaults_schema` names a type this library does not know.
+    /// - Throws: ``DefaultsError`` — `.closed`, `.busy`, `.ioError`.
     public func declarations() throws -> [DefaultsDeclaration] {
         try core.withConnection { try $0.declarations() }
     }
 
-    /// The declaration of `key`, or `nil` when it is not declared.
+    /// The declaration of `key`, or `nil` when it is not declared (or its row names a type this
+    /// library does not know: see ``declarationsOfUnknownType()``).
     ///
     /// ```swift
     /// if let declared = try store.declaration(for: "timeout") { print(declared.type) }
@@ -79,5 +83,21 @@ extension DefaultsStore {
     /// - Throws: as ``declarations()``.
     public func declaration(for key: String) throws -> DefaultsDeclaration? {
         try core.withConnection { try $0.declaration(for: key) }
+    }
+
+    /// Rows of `defaults_schema` whose type this library does not know, key → the type as the
+    /// row writes it. The table's CHECK refuses such a row; a SQL client can still write one
+    /// with `PRAGMA ignore_check_constraints = ON`. The database then refuses every value for
+    /// the key (no type it knows matches), and ``declarations()`` leaves it out; tools show it,
+    /// so an operator can see why and ``undeclare(_:)`` it (or declare the key again).
+    ///
+    /// ```swift
+    /// for (key, type) in try store.declarationsOfUnknownType() { print("\(key): unknown type \(type)") }
+    /// ```
+    ///
+    /// - Returns: the keys and their types' text; empty in a healthy file.
+    /// - Throws: ``DefaultsError`` — `.closed`, `.busy`, `.ioError`.
+    public func declarationsOfUnknownType() throws -> [String: String] {
+        try core.withConnection { try $0.unknownTypeDeclarations() }
     }
 }

@@ -34,11 +34,28 @@ public enum DefaultsValueKind: String, Sendable, Hashable, CaseIterable, CustomS
     /// A URL's absolute string, stored as TEXT.
     case url
 
+    /// How deeply a `json` value's arrays and objects may nest: 1,000 levels.
+    ///
+    /// SQLite's JSON functions (the triggers' `json_valid`) take 1,000 levels since 3.42 and
+    /// took 2,000 before, so 1,000 is what the database accepts on every version this library
+    /// supports (3.34 on). Every door of this package checks this one number: ``accepts(_:)``
+    /// (and so `declare` and `prefs write` for a declared key), `prefs write --type json`,
+    /// `prefs import` and the console. A SQL client on a SQLite older than 3.42 can still store
+    /// up to 2,000 levels in a `json` key; `prefs export` then writes such a value as a string,
+    /// which `import` restores as the same text.
+    ///
+    /// ```swift
+    /// let deepest = String(repeating: "[", count: 1_000) + String(repeating: "]", count: 1_000)
+    /// DefaultsValueKind.json.accepts(.text(deepest))        // true
+    /// DefaultsValueKind.json.accepts(.text("[" + deepest + "]"))  // false
+    /// ```
+    public static let maximumJSONDepth = 1_000
+
     /// The kind's name, as `prefs` and `defaults_schema` write it.
     public var description: String { rawValue }
 
     /// Whether a stored value has a storage class this kind allows, and (for `bool` and `json`)
-    /// content it allows. The same rule as the database's triggers; `NULL` is never a value
+    /// content it allows (for `json`: nested at most ``maximumJSONDepth`` levels). The same rule as the database's triggers; `NULL` is never a value
     /// (deleting the row unsets a key). Allowed values are checked by
     /// ``DefaultsDeclaration/accepts(_:)``.
     /// - Parameter value: a value as it is or would be stored.

@@ -4,21 +4,43 @@ import Foundation
 extension StoreConnection {
     private static let columns = "key, type, swift_type, default_value, summary, allowed"
 
-    /// Every declaration, sorted by key (as SQLite orders key bytes).
+    /// Every declaration of a known type, sorted by key (as SQLite orders key bytes). A row
+    /// whose type this library does not know is left out (see ``unknownTypeDeclarations()``).
     func declarations() throws -> [DefaultsDeclaration] {
         guard let statement = try schemaStatement("SELECT \(Self.columns) FROM defaults_schema ORDER BY key") else { return [] }
         defer { statement.reset() }
         var result: [DefaultsDeclaration] = []
-        while try statement.step() { result.append(try declaration(from: statement)) }
+        while try statement.step() {
+            if let declaration = try declaration(from: statement) { result.append(declaration) }
+        }
         return result
     }
 
-    /// The declaration of `key`, or nil.
+    /// The declaration of `key`, or nil (also when its row names a type this library does not know).
     func declaration(for key: String) throws -> DefaultsDeclaration? {
         guard let statement = try schemaStatement("SELECT \(Self.columns) FROM defaults_schema WHERE key = ?1") else { return nil }
         return try statement.withBorrowedText(key, at: 1) {
             try statement.step() ? try declaration(from: statement) : nil
         }
+    }
+
+    /// Rows of `defaults_schema` whose type is none of ``DefaultsValueKind``'s, key → the type's
+    /// text. The table's CHECK refuses them, but a SQL client can write one with
+    /// `PRAGMA ignore_check_constraints = ON`. The triggers then refuse every value for the
+    /// key (no type of theirs matches); this library declares nothing for it.
+    func unknownTypeDeclarations() throws -> [String: String] {
+        let known = DefaultsValueKind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        guard let statement = try schemaStatement("SELECT key, CAST(type AS TEXT) FROM defaults_schema WHERE type IS NULL OR type NOT IN (\(known))") else { return [:] }
+        defer { statement.reset() }
+        var result: [String: String] = [:]
+        while try statement.step() { result[statement.text(at: 0)] = statement.text(at: 1) }
+        return result
+    }
+
+    /// Whether `defaults_schema` has a row for `key`, whatever its type says.
+    func hasDeclarationRow(for key: String) throws -> Bool {
+        guard let statement = try schemaStatement("SELECT 1 FROM defaults_schema WHERE key = ?1") else { return false }
+        return try statement.withBorrowedText(key, at: 1) { try statement.step() }
     }
 
     /// A statement reading `defaults_schema`, or nil when the file has none: a file of an
@@ -68,11 +90,9 @@ extension StoreConnection {
 
     private func sqlite3Changes() -> Int { Int(database.changes) }
 
-    private func declaration(from statement: Statement) throws -> DefaultsDeclaration {
-        let typeName = statement.text(at: 1)
-        guard let type = DefaultsValueKind(rawValue: typeName) else {
-            throw DefaultsError(.decodingFailed, "defaults_schema declares key '\(statement.text(at: 0))' with the unknown type '\(typeName)'")
-        }
+    /// The declaration a row holds; nil when its type is not one this library knows.
+    private func declaration(from statement: Statement) throws -> DefaultsDeclaration? {
+        guard let type = DefaultsValueKind(rawValue: statement.text(at: 1)) else { return nil }
         let swiftType = statement.value(at: 2)
         let defaultValue = statement.value(at: 3)
         let summary = statement.value(at: 4)

@@ -20,7 +20,8 @@ extension StoreEngine {
 
     func undeclare(_ key: String) throws {
         try Self.validate(key)
-        let declared = try withConnection { try $0.declaration(for: key) != nil }
+        // Any row, a type this library does not know included: undeclaring is how it goes.
+        let declared = try withConnection { try $0.hasDeclarationRow(for: key) }
         guard declared else { return }
         try transaction { connection in _ = try connection.deleteDeclaration(key) }
     }

@@ -1,143 +1,195 @@
 /// Strict JSON text (RFC 8259), judged exactly as the schema's validator in SQL judges it
 /// (trigger `defaults_json_check`, Migrations/0010): the one definition of "valid JSON" for a
-/// `json` key on every SQLite version, in both languages, kept equal by a differential test.
+/// `json` key on every SQLite version, in both languages, kept equal by a differential test
+/// (StrictJSONTests).
 ///
-/// Stricter than SQLite's own parsers, on purpose: `json_valid` nests 2,000 levels before 3.45 and
-/// 1,000 after, and from 3.42 `json_each` also takes JSON5 (comments, single quotes, a leading
-/// byte-order mark, hexadecimal numbers). Here: RFC 8259 only, at most ``maximumDepth`` levels,
-/// no NUL byte anywhere.
+/// Stricter than SQLite's own parsers, on purpose: `json_valid` nests 2,000 levels before 3.45,
+/// and from 3.42 `json_each` also takes JSON5 (comments, single quotes, a leading byte-order
+/// mark, hexadecimal numbers). Here: RFC 8259 only, at most ``maximumDepth`` levels, no NUL byte
+/// outside a string. Like SQLite, a `\u` escape of a lone UTF-16 surrogate is accepted.
+///
+/// Iterative (a stack of open containers, no recursion), so no depth can exhaust a thread's
+/// stack, and it runs inside SQLite's callback on whatever thread writes.
 enum StrictJSON {
     /// The deepest nesting of arrays and objects accepted, at every door (the schema, `prefs`,
-    /// the console, the fleet): what SQLite's own JSON functions take from 3.45 on. (Foundation's
-    /// JSON decoder stops at 512, so a `Codable` value nested deeper reads as `.decodingFailed`.)
-    static let maximumDepth = 1_000
+    /// the console, the fleet): ``DefaultsValueKind/maximumJSONDepth``.
+    static var maximumDepth: Int { DefaultsValueKind.maximumJSONDepth }
 
     /// Whether `bytes` are one JSON value with optional surrounding white space.
-    static func isValid<Bytes: Collection>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
-        var parser = Parser(bytes: Array(bytes))
-        return parser.document()
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var scanner = Scanner(bytes: bytes)
+        return scanner.scanDocument()
     }
 
     /// Whether `text` is.
     static func isValid(_ text: String) -> Bool {
-        isValid(text.utf8)
+        var text = text
+        return text.withUTF8 { isValid($0) }
     }
 
-    private struct Parser {
-        let bytes: [UInt8]
+    /// Whether these bytes are (TEXT that is not UTF-8 is judged by its bytes, as SQLite reads it).
+    static func isValid<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        if let answer = bytes.withContiguousStorageIfAvailable({ isValid($0) }) { return answer }
+        return Array(bytes).withUnsafeBufferPointer { isValid($0) }
+    }
+
+    private struct Scanner {
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
-        var depth = 0
+        /// The open arrays and objects, innermost last: `[` or `{`.
+        var open: [UInt8] = []
 
-        private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-        mutating func document() -> Bool {
+        mutating func scanDocument() -> Bool {
+            while true {
+                // A value is expected here.
+                skipSpace()
+                guard index < bytes.count else { return false }
+                switch bytes[index] {
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    let opener = bytes[index]
+                    guard open.count < StrictJSON.maximumDepth else { return false }
+                    open.append(opener)
+                    index += 1
+                    skipSpace()
+                    let closer = opener == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}")
+                    if index < bytes.count, bytes[index] == closer {
+                        index += 1
+                        open.removeLast()
+                    } else if opener == UInt8(ascii: "{") {
+                        guard scanMemberName() else { return false }
+                        continue
+                    } else {
+                        continue
+                    }
+                case UInt8(ascii: "\""):
+                    guard scanString() else { return false }
+                case UInt8(ascii: "t"):
+                    guard scanLiteral("true") else { return false }
+                case UInt8(ascii: "f"):
+                    guard scanLiteral("false") else { return false }
+                case UInt8(ascii: "n"):
+                    guard scanLiteral("null") else { return false }
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    guard scanNumber() else { return false }
+                default:
+                    return false
+                }
+                // A value ended: close containers, or go on to the next element or member.
+                while true {
+                    skipSpace()
+                    guard let innermost = open.last else { return index == bytes.count }
+                    guard index < bytes.count else { return false }
+                    let byte = bytes[index]
+                    index += 1
+                    if byte == UInt8(ascii: ",") {
+                        if innermost == UInt8(ascii: "{") {
+                            skipSpace()
+                            guard scanMemberName() else { return false }
+                        }
+                        break
+                    }
+                    guard byte == (innermost == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}")) else { return false }
+                    open.removeLast()
+                }
+            }
+        }
+
+        /// `"name"` and the `:` after it (the value follows).
+        private mutating func scanMemberName() -> Bool {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), scanString() else { return false }
             skipSpace()
-            guard value() else { return false }
-            skipSpace()
-            return index == bytes.count
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+            index += 1
+            return true
         }
 
         private mutating func skipSpace() {
-            while let byte = current, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
-        }
-
-        private mutating func value() -> Bool {
-            guard let byte = current else { return false }
-            switch byte {
-            case UInt8(ascii: "{"): return container(close: UInt8(ascii: "}"), isObject: true)
-            case UInt8(ascii: "["): return container(close: UInt8(ascii: "]"), isObject: false)
-            case UInt8(ascii: "\""): return string()
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
-            case UInt8(ascii: "t"): return literal(Self.trueBytes)
-            case UInt8(ascii: "f"): return literal(Self.falseBytes)
-            case UInt8(ascii: "n"): return literal(Self.nullBytes)
-            default: return false
-            }
-        }
-
-        private mutating func container(close: UInt8, isObject: Bool) -> Bool {
-            guard depth < StrictJSON.maximumDepth else { return false }
-            depth += 1
-            defer { depth -= 1 }
-            index += 1
-            skipSpace()
-            if current == close { index += 1; return true }
-            while true {
-                if isObject {
-                    guard current == UInt8(ascii: "\""), string() else { return false }
-                    skipSpace()
-                    guard current == UInt8(ascii: ":") else { return false }
-                    index += 1
-                    skipSpace()
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
                 }
-                guard value() else { return false }
-                skipSpace()
-                if current == UInt8(ascii: ",") { index += 1; skipSpace(); continue }
-                guard current == close else { return false }
-                index += 1
-                return true
             }
         }
 
-        private mutating func string() -> Bool {
-            index += 1  // the opening quote
-            while let byte = current {
+        private mutating func scanLiteral(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard bytes.count - index >= count else { return false }
+            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+            index += count
+            return true
+        }
+
+        /// A string from its opening quote: no control characters, only JSON's escapes.
+        private mutating func scanString() -> Bool {
+            index += 1
+            while index < bytes.count {
+                let byte = bytes[index]
                 index += 1
                 switch byte {
-                case UInt8(ascii: "\""): return true
-                case 0x00...0x1F: return false
+                case UInt8(ascii: "\""):
+                    return true
+                case 0x00..<0x20:
+                    return false
                 case UInt8(ascii: "\\"):
-                    guard let escaped = current else { return false }
+                    guard index < bytes.count else { return false }
+                    let escaped = bytes[index]
                     index += 1
                     switch escaped {
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
                          UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                         continue
                     case UInt8(ascii: "u"):
+                        guard bytes.count - index >= 4 else { return false }
                         for _ in 0..<4 {
-                            guard let digit = current, digit.isHexDigit else { return false }
+                            guard isHexDigit(bytes[index]) else { return false }
                             index += 1
                         }
-                    default: return false
+                    default:
+                        return false
                     }
-                default: continue
+                default:
+                    continue
                 }
             }
-            return false  // unterminated
+            return false
         }
 
-        private mutating func number() -> Bool {
-            if current == UInt8(ascii: "-") { index += 1 }
-            guard let first = current, first.isDigit else { return false }
-            index += 1
-            if first != UInt8(ascii: "0") { while current?.isDigit == true { index += 1 } }
-            if current == UInt8(ascii: ".") {
+        /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+        private mutating func scanNumber() -> Bool {
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count else { return false }
+            if bytes[index] == UInt8(ascii: "0") {
                 index += 1
-                guard current?.isDigit == true else { return false }
-                while current?.isDigit == true { index += 1 }
+            } else {
+                guard scanDigits() else { return false }
             }
-            if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 index += 1
-                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
-                guard current?.isDigit == true else { return false }
-                while current?.isDigit == true { index += 1 }
+                guard scanDigits() else { return false }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard scanDigits() else { return false }
             }
             return true
         }
 
-        private static let trueBytes: [UInt8] = Array("true".utf8)
-        private static let falseBytes: [UInt8] = Array("false".utf8)
-        private static let nullBytes: [UInt8] = Array("null".utf8)
+        /// One or more digits.
+        private mutating func scanDigits() -> Bool {
+            let start = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            return index > start
+        }
 
-        private mutating func literal(_ word: [UInt8]) -> Bool {
-            guard bytes.count - index >= word.count, bytes[index..<index + word.count].elementsEqual(word) else { return false }
-            index += word.count
-            return true
+        private func isHexDigit(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+            default: false
+            }
         }
     }
-}
-
-private extension UInt8 {
-    var isDigit: Bool { self >= 0x30 && self <= 0x39 }
-    var isHexDigit: Bool { isDigit || (self >= 0x41 && self <= 0x46) || (self >= 0x61 && self <= 0x66) }
 }

@@ -14,4 +14,17 @@ extension StoreConnection {
     }
 
     static let pruneEvery: Int64 = 1_000
+
+    /// After other connections' commits were applied (on the monitor's thread, outside any
+    /// transaction), or when a prune put off earlier is still due: prunes the log if it grew
+    /// past the kept length plus its slack (``HistoryLog/pruneIfOverdue(_:)``). Writers that
+    /// never prune — the `sqlite3` shell, Python — would otherwise grow it without bound
+    /// while this store watches.
+    ///
+    /// Best effort: a failure loses nothing (the next commit seen tries again). When another
+    /// connection held the write lock, ``prunePending`` asks the monitor's next look to try
+    /// again even if nobody commits meanwhile.
+    func pruneIfOverdue() {
+        prunePending = (try? HistoryLog.pruneIfOverdue(database)) == .busy
+    }
 }

@@ -33,6 +33,9 @@ final class StoreConnection {
     var replicaWriters: [HashedKey: DefaultsWriter] = [:]
     /// Own commits since the log was last pruned.
     var commitsSincePrune = 0
+    /// Set when a prune for other writers' commits found the write lock held: the monitor's
+    /// next look tries again (see ``pruneIfOverdue()``).
+    var prunePending = false
 
     // The statements of the hot paths, kept here so a write or a read does not look them up
     // by SQL text (hashing ~150 bytes) in the connection's statement cache every time, and

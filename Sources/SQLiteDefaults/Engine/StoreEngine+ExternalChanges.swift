@@ -31,6 +31,9 @@ extension StoreEngine {
                 // anyone can have committed.
                 if connection.isSuspended, let realPath, connection.suspendedStamp == FileStamp(path: realPath) { return }
                 try resumeIfSuspended(connection)
+                // A prune put off because another writer held the lock: that writer may have
+                // been the last for a while, so it is not left for the next commit.
+                if connection.prunePending { connection.pruneIfOverdue() }
                 // `data_version` alone first: most looks (after this store's own commits) end
                 // here, with one statement.
                 let version: Int64
@@ -55,6 +58,9 @@ extension StoreEngine {
                         try log.reset(connection.database, dataVersion: version)
                     }
                 }
+                // After the read transaction, before delivery: other writers' entries count
+                // towards the length kept as this store's own do.
+                connection.pruneIfOverdue()
             }
             if ran == nil {
                 delivery.deliver()

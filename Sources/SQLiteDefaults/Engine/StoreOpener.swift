@@ -163,6 +163,11 @@ enum StoreOpener {
         }
         try database.execute("PRAGMA synchronous = \(configuration.synchronous == .full ? "FULL" : "NORMAL")")
         try migrator.migrate(database)
+        // A file written meanwhile only by clients that never prune (`sqlite3`, Python, a
+        // cron job) is brought back to its length now; a read-only store returned above and
+        // writes nothing. Without waiting for the lock, and best effort: opening never fails
+        // or queues for it.
+        if isFile { _ = try? HistoryLog.pruneIfOverdue(database) }
         limitLengths(database, configuration: configuration)
         return nil
     }
