@@ -9,14 +9,20 @@ import Testing
 
 @Suite("Console history paging")
 struct ConsoleHistoryPagingTests {
-    @Test("limit is at most 1,000; before=SEQ pages on; a full page names the next cursor in X-History-Next-Before and Link")
+    @Test("a page holds at most 1,000 entries, whatever limit asks; before=SEQ pages on; a full page names the next cursor in X-History-Next-Before and Link")
     func pages() async throws {
         let fixture = try ConsoleFixture()
+        try fixture.store.transaction { transaction in
+            for index in 0..<1_005 { try transaction.set(index, for: DefaultsKey<Int>("bulk.\(index)", default: 0)) }
+        }
         for value in 0..<25 { try fixture.store.set(.integer(Int64(value)), for: DefaultsKey<SQLiteValue?>("n")) }
         try await fixture.app.test(.router) { client in
-            try await client.execute(uri: "/api/history?limit=1001", method: .get) { response in
-                #expect(response.status == .badRequest)
-                #expect(((parsedJSON(response.body) as? [String: Any])?["error"] as? String)?.contains("1000") == true)
+            for limit in ["1001", "100000"] {
+                try await client.execute(uri: "/api/history?limit=\(limit)", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect((parsedJSON(response.body) as? [[String: Any]])?.count == 1_000, "limit=\(limit)")
+                    #expect(response.headers[HTTPField.Name("X-History-Next-Before")!] != nil)
+                }
             }
             var seen: [Int] = []
             var cursor: String? = nil

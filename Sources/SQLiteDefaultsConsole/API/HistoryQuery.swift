@@ -2,12 +2,14 @@ import PrefsFormats
 
 /// The query of `GET api/history?key=K&limit=N&before=SEQ`, checked: `key` may repeat (several
 /// keys) or be absent (every key, as `prefs history` with no KEY); `limit` is a whole number
-/// from 0 to ``maximumLimit``, 100 when absent; `before`, when given, keeps only entries with a
+/// from 0, 100 when absent, and a page holds at most ``maximumLimit`` entries whatever it asks
+/// (a larger limit reads one full page, whose head names the next cursor); `before`, when given, keeps only entries with a
 /// smaller sequence (the cursor of the next page: the previous page's last `seq`).
 struct HistoryQuery: Equatable {
-    /// The largest `limit` accepted: one response holds at most this many entries (at most
-    /// 16 MiB of kept values), however long the file's history is. Longer reads page on with
-    /// `before`.
+    /// The most entries one response holds (at most 16 MiB of kept values), however long the
+    /// file's history is and whatever `limit` asks: a larger limit is read as this one, and the
+    /// response's `X-History-Next-Before` and `Link` name the next page. Clamped rather than
+    /// refused, as a client that asks for "everything" expects a first page, not an error.
     static let maximumLimit = 1_000
 
     /// The keys asked for, or nil for every key.
@@ -20,8 +22,8 @@ struct HistoryQuery: Equatable {
     /// The query from its percent-decoded `key`, `limit` and `before` parameters, each as often
     /// as given.
     /// - Throws: ``RequestValue/Refusal`` for an empty key, a limit that is not a whole number
-    ///   in range, or a `before` that is not a positive whole number; the route answers 400
-    ///   with its message.
+    ///   from 0, or a `before` that is not a positive whole number; the route answers 400 with
+    ///   its message.
     init(keys: [Substring], limits: [Substring], befores: [Substring] = []) throws(RequestValue.Refusal) {
         let keys = keys.map(String.init)
         if keys.contains(where: { $0.isEmpty }) {
@@ -42,9 +44,9 @@ struct HistoryQuery: Equatable {
             limit = 100
             return
         }
-        guard let limit = Int(text), (0...Self.maximumLimit).contains(limit) else {
-            throw RequestValue.Refusal("limit must be a whole number from 0 to \(Self.maximumLimit), not \(ValueFormatting.quoted(String(text))); read further with before=SEQ")
+        guard let requested = Int(text), requested >= 0 else {
+            throw RequestValue.Refusal("limit must be a whole number from 0 (a page holds at most \(Self.maximumLimit); read further with before=SEQ), not \(ValueFormatting.quoted(String(text)))")
         }
-        self.limit = limit
+        limit = min(requested, Self.maximumLimit)
     }
 }
