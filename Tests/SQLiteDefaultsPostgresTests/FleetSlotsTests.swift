@@ -68,7 +68,8 @@ struct FleetSlotsTests {
         }
 
         // A write reaches the machines in step (the others catch up once they get a slot).
-        try connected[0].machine.store.set(.integer(1), for: .raw("written"))
+        let first = try #require(connected.first, "no machine got a slot: \(spoke)")
+        try first.machine.store.set(.integer(1), for: .raw("written"))
         for entry in connected {
             #expect(await eventually { entry.machine["written"] == .integer(1) })
         }

@@ -3,7 +3,7 @@ import CSQLiteDefaults
 extension StrictJSON {
     /// Lets the schema's JSON check run ``StrictJSON`` on this library's connections.
     ///
-    /// Trigger `defaults_json_check` (Migrations/0010) judges a `json` key's text with a strict
+    /// Trigger `defaults_json_validate` (Migrations/0010) judges a `json` key's text with a strict
     /// validator written in SQL, which reads about 1.5 µs a byte: right for a `sqlite3` shell, far
     /// too slow for this library's writes. On this library's connections (those whose
     /// `sqlite_source_id()` is this process's identity, see ``WriterIdentity``) the trigger asks
