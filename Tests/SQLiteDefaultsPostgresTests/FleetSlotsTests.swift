@@ -9,7 +9,15 @@ import Testing
 /// More machines than PostgreSQL has connection slots for: a machine that gets none is not in
 /// step, and must say so soon, in PostgreSQL's own words, and again when it gets one — never
 /// wait in silence while the client's pool retries (for up to a minute) behind its back.
-@Suite("Fleet with more machines than connection slots", .slowTier, .requiresPostgreSQL, .serialized)
+///
+/// Runs alone (`SQLITEDEFAULTS_ALONE=1`, as .ci/run runs it after the slow tier): ten syncs in
+/// one test process share its event loops and task threads, and under the whole suite's load
+/// they starved there (no machine connected within 15 s, each connection attempt timing out),
+/// which says nothing of a sync that has its process to itself. SyncCommandTests covers the same
+/// with real `prefs sync` processes inside the whole suite.
+@Suite("Fleet with more machines than connection slots", .slowTier, .requiresPostgreSQL, .serialized,
+       .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
+                "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --filter FleetSlotsTests"))
 struct FleetSlotsTests {
     /// PostgreSQL's refusal when the slots left are the superuser's ("remaining connection
     /// slots are reserved for non-replication superuser connections"), or when none is left.
