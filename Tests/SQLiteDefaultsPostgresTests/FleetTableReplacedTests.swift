@@ -28,12 +28,14 @@ struct FleetTableReplacedTests {
             for index in 1...5 { try b.store.set(.integer(Int64(index)), for: .raw("before.\(index)")) }
             try a.store.set(.text("a"), for: .raw("seed.a"))
             await converge([a, b], to: ["before.5": .integer(5), "seed.a": .text("a")])
+            let oldTable = try server.psql("SELECT 'defaults_fleet'::regclass::oid")
             _ = try server.psql("DROP TABLE defaults_fleet")
             for index in 1...3 { try b.store.set(.integer(Int64(index)), for: .raw("after.\(index)")) }
             await converge([a, b], to: ["after.1": .integer(1), "after.2": .integer(2), "after.3": .integer(3),
                                         "before.5": .integer(5), "seed.a": .text("a")])
-            // Numbered from 1 again: the version of what `b` pushed last is below where `a` stood.
-            #expect(try server.psql("SELECT min(version) FROM defaults_fleet") == "1")
+            // Another table, numbered afresh (which machine re-created it, and so which rows
+            // hold the lowest versions, depends on who reached PostgreSQL first: not asserted).
+            #expect(try server.psql("SELECT 'defaults_fleet'::regclass::oid") != oldTable)
             // And on: writes both ways after the rejoin.
             try a.store.set(.integer(7), for: .raw("from.a"))
             try b.store.set(.integer(8), for: .raw("from.b"))
