@@ -1,3 +1,4 @@
+#if Configuration
 import Configuration
 import SQLiteDefaults
 
@@ -92,3 +93,4 @@ struct SnapshotUpdates: AsyncSequence, Sendable {
         AsyncIterator(pending: first, last: first, changes: changes.makeAsyncIterator(), read: read)
     }
 }
+#endif

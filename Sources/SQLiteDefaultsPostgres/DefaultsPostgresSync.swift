@@ -1,3 +1,4 @@
+#if Fleet
 import CoreMetrics
 import Foundation
 import Logging
@@ -279,3 +280,4 @@ public final class DefaultsPostgresSync: Service, Sendable {
         }
     }
 }
+#endif

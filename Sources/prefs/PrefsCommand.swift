@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import Foundation
 import PrefsFormats
@@ -24,7 +25,7 @@ struct PrefsCommand: ParsableCommand {
         subcommands: PrefsCommand.commands
     )
 
-    /// Every command; `sync` unless the package was built without the fleet (the sanitizer runs).
+    /// Every command; `serve` with the Console trait, `sync` with the Fleet trait.
     static let commands: [any ParsableCommand.Type] = {
         var commands: [any ParsableCommand.Type] = [
             ReadCommand.self,
@@ -34,7 +35,6 @@ struct PrefsCommand: ParsableCommand {
             RenameCommand.self,
             ListCommand.self,
             WatchCommand.self,
-            ServeCommand.self,
             HistoryCommand.self,
             RevertCommand.self,
             ExportCommand.self,
@@ -46,9 +46,17 @@ struct PrefsCommand: ParsableCommand {
             UndeclareCommand.self,
             DescribeCommand.self,
         ]
-        #if !SQLITEDEFAULTS_WITHOUT_FLEET
-        commands.insert(SyncCommand.self, at: 8)
+        // `serve` and `sync` exist when the package is built with the Console and Fleet traits
+        // (both are default traits); they follow `watch` in the help.
+        var next = (commands.firstIndex { ObjectIdentifier($0) == ObjectIdentifier(WatchCommand.self) } ?? 0) + 1
+        #if Console
+        commands.insert(ServeCommand.self, at: next)
+        next += 1
         #endif
+        #if Fleet
+        commands.insert(SyncCommand.self, at: next)
+        #endif
+        _ = next
         return commands
     }()
 
@@ -174,3 +182,15 @@ extension String {
         return head.joined(separator: "\n")
     }
 }
+#else
+import Foundation
+
+/// Built without the Prefs trait: the target must still link, so it is a program that says so.
+@main
+enum PrefsCommand {
+    static func main() {
+        print("prefs: this build of SQLiteDefaults has no Prefs trait (swift build --traits Prefs)")
+        exit(1)
+    }
+}
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import PrefsFormats
 import SQLiteDefaults
@@ -123,3 +124,4 @@ extension SQLiteValue {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
@@ -56,3 +57,4 @@ struct RevertCommand: ParsableCommand {
         }
     }
 }
+#endif

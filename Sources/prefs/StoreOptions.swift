@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import Foundation
 import Logging
@@ -154,3 +155,4 @@ extension DefaultsStore {
         try entries().filter { $0.value != .null }
     }
 }
+#endif

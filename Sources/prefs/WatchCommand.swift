@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import Foundation
 import PrefsFormats
@@ -79,3 +80,4 @@ struct WatchCommand: AsyncParsableCommand {
         return "\(time) \(change.origin.rawValue) \(key) = \(ValueFormatting.displayRepresentation(value)) (\(value.storageClass))"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Configuration && Prefs
 import DefaultsTestSupport
 import Logging
 import SQLiteDefaults
@@ -52,3 +53,4 @@ struct LoggingTests {
         #expect(!records.all.contains { $0.level >= .warning }, "\(records.all.map { "\($0.level) \($0.message)" })")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import ChildProcesses
 import DefaultsTestSupport
 import Foundation
@@ -149,3 +150,4 @@ final class FaultFleet: @unchecked Sendable {
         return nil
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import CoreMetrics
 import DefaultsTestSupport
 import Foundation
@@ -155,3 +156,4 @@ func withPair(timing: DefaultsPostgresSync.Timing = .test,
         withExtendedLifetime(directory) {}
     }
 }
+#endif

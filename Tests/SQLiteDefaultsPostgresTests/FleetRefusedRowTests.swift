@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
@@ -146,3 +147,4 @@ struct FleetRefusedRowTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -240,3 +241,4 @@ struct DefaultsCommandsTests {
         #expect(script.contains("rename"))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console
 import PrefsFormats
 import SQLiteDefaults
 
@@ -76,3 +77,4 @@ enum ConsoleJSON {
         return "{" + members.joined(separator: ",") + "}"
     }
 }
+#endif

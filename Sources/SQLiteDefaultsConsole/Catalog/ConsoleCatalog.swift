@@ -1,3 +1,4 @@
+#if Console
 import Foundation
 import PrefsFormats
 import SQLiteDefaults
@@ -148,3 +149,4 @@ struct ConsoleCatalog: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console
 import Foundation
 import SQLiteDefaults
 import Synchronization
@@ -62,3 +63,4 @@ final class EventHub: Sendable {
         for queue in queues { queue.push(framed) }
     }
 }
+#endif
