@@ -34,4 +34,29 @@ struct ReplacedFileTests {
         try? FileManager.default.removeItem(atPath: directory.database + "-shm")
         #expect(try DefaultsStore(path: directory.database)[name] == "from the replacement")
     }
+
+    @Test("after a replacement, a read the cache could answer throws .databaseReplaced and contains is false")
+    func aCachedReadAfterAReplacementThrows() async throws {
+        let directory = try TemporaryDirectory()
+        let name = DefaultsKey<String>("name", default: "default")
+        let other = directory.path + "/other.sqlite"
+        do {
+            let replacement = try DefaultsStore(path: other)
+            replacement[name] = "from the replacement"
+            try replacement.close()
+        }
+        let store = try DefaultsStore(path: directory.database)
+        try store.set("before", for: name)
+        // Read once, so the value is in the store's cache.
+        #expect(try store.value(for: name) == "before")
+        #expect(store.contains(name))
+        let failures = store.reportedErrors
+        #expect(rename(other, directory.database) == 0)
+        var iterator = failures.makeAsyncIterator()
+        #expect(await iterator.next()?.code == .databaseReplaced)
+        let stale = #expect(throws: DefaultsError.self) { try store.value(for: name) }
+        #expect(stale?.code == .databaseReplaced)
+        #expect(!store.contains(name))
+        #expect(store[name] == "default")
+    }
 }
