@@ -6,7 +6,7 @@ import SQLiteDefaults
 /// another one is put in its place (`mv other.sqlite db.sqlite`).
 ///
 /// The library cannot follow a replaced file by itself (it refuses every call with
-/// `.databaseReplaced` and reports that on `writeFailures`), so a long-running command that
+/// `.databaseReplaced` and reports that on `reportedErrors()`), so a long-running command that
 /// only listened to `changes()` would go deaf. This hears both: on a replacement it closes
 /// the old store, opens the new file at the same path, and hands over, as changes, every
 /// followed key whose value differs between what it last saw and the new file.
@@ -93,7 +93,7 @@ final class ReplacedFileFollower {
     /// Listens to the current store, then reads what it holds now.
     private func attach() throws {
         let changes = store.changes()
-        let failures = store.reportedErrors
+        let failures = store.reportedErrors()
         let continuation = self.continuation
         pumps = [
             Task { for await change in changes { continuation.yield(.change(change)) } },

@@ -20,7 +20,8 @@ import SanitizerMutex
 ///     DefaultsTestHelper standard-default DB KEY N   `@Default(KEY) var k = 1` with no store (the standard
 ///                                                    store, named after this executable): prints "before V",
 ///                                                    sets N, prints "after V", "path P" ("memory" for the
-///                                                    stand-in) and "failure CODE MESSAGE" (or "failure none")
+///                                                    stand-in) and "failure CODE MESSAGE" (or "failure none"),
+///                                                    then how standard(name:) shares stores
 @main
 struct DefaultsTestHelper {
     static func main() {
@@ -126,6 +127,22 @@ struct DefaultsTestHelper {
             print("path \(DefaultsStore.standard.path ?? "memory")")
             let failure = DefaultsStore.standard.lastReportedError
             print("failure " + (failure.map { "\($0.code.rawValue) \($0.message)" } ?? "none"))
+            // standard(name:) shares one store per path, the standard store's included.
+            let named = try? DefaultsStore.standard(name: DefaultsStore.standardName)
+            print("standard(name:) is standard: \(named === DefaultsStore.standard)")
+            let other = try? DefaultsStore.standard(name: "other")
+            print("standard(name:) twice is one store: \(other != nil && other === (try? DefaultsStore.standard(name: "other")))")
+            var full = DefaultsStore.Configuration()
+            full.synchronous = .full
+            do {
+                _ = try DefaultsStore.standard(name: "other", configuration: full)
+                print("other settings: accepted")
+            } catch {
+                print("other settings: \((error as? DefaultsError)?.code.rawValue ?? "\(error)")")
+            }
+            try other?.close()
+            let reopened = try? DefaultsStore.standard(name: "other")
+            print("closed store replaced: \(reopened != nil && reopened !== other && reopened?.isClosed == false)")
             fflush(nil)
         default:
             throw usage()

@@ -335,7 +335,7 @@ func crashWriter(path: String, seed: UInt64) throws {
 func diskFull(path: String, limit: UInt64) throws {
     signal(SIGXFSZ, SIG_IGN)
     let store = try DefaultsStore(path: path)
-    let failures = store.reportedErrors
+    let failures = store.reportedErrors()
     let collected = Locked<[DefaultsError]>([])
     let listener = Task.detached {
         for await failure in failures { collected.withLock { $0.append(failure) } }

@@ -49,10 +49,10 @@ struct LifecycleTests {
         #expect(try sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'count'") == "7")
     }
 
-    @Test("lifecycle: the subscript setter of a closed store reports .closed on reportedErrors and lastReportedError")
+    @Test("lifecycle: the subscript setter of a closed store reports .closed on reportedErrors() and lastReportedError")
     func setterOfAClosedStoreReportsClosed() async throws {
         let store = try DefaultsStore(path: directory.database)
-        let failures = store.reportedErrors
+        let failures = store.reportedErrors()
         try store.close()
         store[.name] = "after close"
         #expect(store.lastReportedError?.code == .closed)

@@ -21,7 +21,7 @@ struct ReplacedFileTests {
         }
         let store = try DefaultsStore(path: directory.database)
         store[name] = "before"
-        let failures = store.reportedErrors
+        let failures = store.reportedErrors()
         let replacementBytes = try Data(contentsOf: URL(fileURLWithPath: other))
         #expect(rename(other, directory.database) == 0)
         var iterator = failures.makeAsyncIterator()
@@ -50,7 +50,7 @@ struct ReplacedFileTests {
         // Read once, so the value is in the store's cache.
         #expect(try store.value(for: name) == "before")
         #expect(store.contains(name))
-        let failures = store.reportedErrors
+        let failures = store.reportedErrors()
         #expect(rename(other, directory.database) == 0)
         var iterator = failures.makeAsyncIterator()
         #expect(await iterator.next()?.code == .databaseReplaced)

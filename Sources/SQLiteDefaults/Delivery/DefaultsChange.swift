@@ -59,14 +59,4 @@ public struct DefaultsKeyChange: Sendable, Hashable {
         self.newValue = newValue
         self.writer = writer
     }
-
-    /// The row's new value as stored.
-    @available(*, deprecated, renamed: "newValue")
-    public var value: SQLiteValue? { newValue }
-
-    /// Creates a change.
-    @available(*, deprecated, renamed: "init(key:origin:newValue:)")
-    public init(key: String, origin: DefaultsChangeOrigin, value: SQLiteValue?) {
-        self.init(key: key, origin: origin, newValue: value)
-    }
 }

@@ -85,7 +85,7 @@ public final class DefaultsStore: Sendable {
     ///
     /// Afterwards every throwing call throws ``DefaultsError`` with code `.closed`, the
     /// subscript getter returns the key's default, and the subscript setter reports `.closed`
-    /// on ``writeFailures``.
+    /// on ``reportedErrors()``.
     ///
     /// - Throws: ``DefaultsError`` with code `.misuse` when called inside one of this store's
     ///   own transactions (the store stays open).
@@ -100,7 +100,7 @@ public final class DefaultsStore: Sendable {
 
     /// The stored value, or the key's default when there is none or it cannot be decoded
     /// (use ``value(for:)`` to see why). Setting writes durably; a failed write is logged and
-    /// reported on ``writeFailures`` and ``lastWriteFailure``, never dropped silently.
+    /// reported on ``reportedErrors()`` and ``lastReportedError``, never dropped silently.
     ///
     /// ```swift
     /// store[.count] += 1   // not atomic across processes: use modify(_:_:) for that
@@ -271,32 +271,32 @@ public final class DefaultsStore: Sendable {
     /// non-throwing write (`store[key] = value`), the database file deleted or replaced under
     /// the store (`.databaseReplaced`), a stray write-ahead log moved aside when the file was
     /// opened (`.walSetAside`), a standard store that could not be opened (`.cannotOpen`).
-    /// Each is also logged. Each access returns a new stream; it ends when the store goes away.
+    /// Each is also logged.
+    ///
+    /// A method, as ``changes()`` is, because each call registers a listener of its own: every
+    /// stream returned receives every error reported after the call (an `AsyncStream` has one
+    /// consumer, so listeners never share one). Call it once per listener and keep the stream;
+    /// ending the loop or cancelling its task unregisters it, and it finishes when the store
+    /// goes away.
     ///
     /// ```swift
     /// Task {
-    ///     for await error in store.reportedErrors where error.code == .databaseReplaced {
+    ///     for await error in store.reportedErrors() where error.code == .databaseReplaced {
     ///         reopen()
     ///     }
     /// }
     /// ```
-    public var reportedErrors: AsyncStream<DefaultsError> {
+    ///
+    /// - Returns: a new stream of the errors reported from now on.
+    public func reportedErrors() -> AsyncStream<DefaultsError> {
         core.failures.stream()
     }
 
-    /// The most recent error of ``reportedErrors`` (one that happened before anyone listened
+    /// The most recent error of ``reportedErrors()`` (one that happened before anyone listened
     /// included, such as a log set aside while opening); `nil` if there has been none.
     public var lastReportedError: DefaultsError? {
         core.failures.last
     }
-
-    /// The errors the store reports instead of throwing.
-    @available(*, deprecated, renamed: "reportedErrors", message: "it carries more than write failures")
-    public var writeFailures: AsyncStream<DefaultsError> { reportedErrors }
-
-    /// The most recent error the store reported instead of throwing.
-    @available(*, deprecated, renamed: "lastReportedError")
-    public var lastWriteFailure: DefaultsError? { lastReportedError }
 
     func reportWriteFailure(_ error: any Error, key: String) {
         let defaultsError = error as? DefaultsError
