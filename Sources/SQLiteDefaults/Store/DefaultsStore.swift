@@ -160,7 +160,7 @@ public final class DefaultsStore: Sendable {
     /// tools that list or export everything.
     ///
     /// ```swift
-    /// for (key, value) in try store.entries() { print(key, value.storageClass) }
+    /// for entry in try store.entries() { print(entry.key, entry.value.storageClass) }
     /// ```
     ///
     /// TEXT that is not valid UTF-8 comes back byte for byte as ``SQLiteValue/invalidUTF8Text(_:)``.
@@ -168,10 +168,11 @@ public final class DefaultsStore: Sendable {
     /// in place of its invalid bytes, a name that does not find its row: tools that must not
     /// change anything ask ``keysNotValidUTF8()`` first.
     ///
+    /// - Returns: one ``DefaultsEntry`` per row, sorted by key.
     /// - Throws: ``DefaultsError`` when the table cannot be read (`.closed`, `.databaseReplaced`,
     ///   `.corrupt`, `.ioError`, …).
-    public func entries() throws -> [(key: String, value: SQLiteValue)] {
-        try core.entries()
+    public func entries() throws -> [DefaultsEntry] {
+        try core.entries().map { DefaultsEntry(key: $0.key, value: $0.value) }
     }
 
     /// The bytes of every stored key that is not valid UTF-8, in key order; empty for any
