@@ -13,7 +13,7 @@ import SQLiteDefaults
 final class ReplacedFileFollower {
     /// What the follower hears from its current store.
     private enum Event: Sendable {
-        case change(DefaultsKeyChange)
+        case change(AnyDefaultsChange)
         case failure(DefaultsError)
     }
 
@@ -52,7 +52,7 @@ final class ReplacedFileFollower {
     /// called; after a replacement, first every key that differs in the new file.
     /// - Throws: what `handle` throws; ``PrefsError`` when the file was deleted or its
     ///   replacement cannot be opened.
-    func run(_ handle: (DefaultsKeyChange) throws -> Void) async throws {
+    func run(_ handle: (AnyDefaultsChange) throws -> Void) async throws {
         defer { detach() }
         for await event in events {
             switch event {
@@ -69,7 +69,7 @@ final class ReplacedFileFollower {
     }
 
     /// Opens the file now at ``path`` in place of the replaced one.
-    private func reopen() throws(PrefsError) -> [DefaultsKeyChange] {
+    private func reopen() throws(PrefsError) -> [AnyDefaultsChange] {
         detach()
         try? store.close()  // refused calls only: the old file is gone from the path
         guard FileManager.default.fileExists(atPath: path) else {
@@ -80,9 +80,9 @@ final class ReplacedFileFollower {
             let old = known
             try attach()
             Console.err("prefs: \(ValueFormatting.escaped(path)) was replaced by another file; now following the new one")
-            var changes: [DefaultsKeyChange] = []
+            var changes: [AnyDefaultsChange] = []
             for key in Set(old.keys).union(known.keys).sorted() where !SQLiteValue.isSameStoredRow(old[key], known[key]) {
-                changes.append(DefaultsKeyChange(key: key, origin: .external, newValue: known[key]))
+                changes.append(AnyDefaultsChange(key: key, newValue: known[key], origin: .external))
             }
             return changes
         } catch {

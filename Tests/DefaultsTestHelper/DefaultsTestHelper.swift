@@ -169,7 +169,7 @@ final class LockedCounter: Sendable {
 //                                                   "many N seconds S threads T fds F inotify I", "path P" (the last
 //                                                   store's file) and "ready"; then "heard VALUE" on the last store's
 //                                                   first change, and exits (status 3 if nothing came within 120 s)
-//     DefaultsTestHelper observe-all DB            prints "pid PID" and "ready", then "all KEY VALUE ORIGIN" per observeAll change and
+//     DefaultsTestHelper observe-all DB            prints "pid PID" and "ready", then "all KEY VALUE ORIGIN" per observe(_:) change and
 //                                                   "changes KEY VALUE ORIGIN" per changes() element, until killed
 //     DefaultsTestHelper write-many DB N           N separate commits: k(i % 100) = "v<i>" for i in 0..<N; prints "done"
 //     DefaultsTestHelper write-spaced DB KEY N MS  sets 1…N (Int), MS milliseconds apart; after each set returns prints
@@ -189,7 +189,7 @@ extension DefaultsTestHelper {
             try openMany(directory: arguments[1], count: count, key: arguments[3])
         case "observe-all":
             guard arguments.count == 2 else { throw usage() }
-            try observeAll(path: arguments[1])
+            try observeEveryKey(path: arguments[1])
         case "write-many":
             guard arguments.count == 3, let count = Int(arguments[2]) else { throw usage() }
             let store = try DefaultsStore(path: arguments[1])
@@ -268,10 +268,10 @@ extension DefaultsTestHelper {
         if outcome == .timedOut { exit(3) }
     }
 
-    private static func observeAll(path: String) throws {
+    private static func observeEveryKey(path: String) throws {
         let store = try DefaultsStore(path: path)
         edgeSay("pid \(getpid())")
-        let token = store.observeAll { change in
+        let token = store.observe { change in
             edgeSay("all \(change.key) \(edgeText(change.newValue)) \(change.origin)")
         }
         let changes = store.changes()

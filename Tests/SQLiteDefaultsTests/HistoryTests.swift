@@ -147,8 +147,8 @@ struct HistoryTests {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         try store.set(1, for: timeout)
-        let seen = Collected<DefaultsKeyChange>()
-        let token = store.observeAll { seen.append($0) }
+        let seen = Collected<AnyDefaultsChange>()
+        let token = store.observe { seen.append($0) }
         try sqlite3(directory.database, "UPDATE defaults SET value = 2 WHERE key = 'timeout'")
         #expect(seen.wait(count: 1))
         #expect(seen.all.first?.writer == DefaultsWriter(kind: .sql))
@@ -284,8 +284,8 @@ struct HistoryTests {
 
     @Test func rowsAppliedByAReplicatorNameTheFleetAndTheMachine() throws {
         let store = try DefaultsStore.inMemory()
-        let seen = Collected<DefaultsKeyChange>()
-        let token = store.observeAll { seen.append($0) }
+        let seen = Collected<AnyDefaultsChange>()
+        let token = store.observe { seen.append($0) }
         try store.replicaTransaction { transaction in
             try transaction.write("timeout", .integer(99), writer: .fleet(origin: "build-7:/var/lib/app/defaults.sqlite"))
         }

@@ -83,7 +83,7 @@ struct LifecycleTests {
         let writer = try DefaultsStore(path: directory.database)
         let witness = try DefaultsStore(path: directory.database)
         let perKey = Collected<String>(), allKeys = Collected<String>()
-        let tokens = [store.observe(.name) { perKey.append($0.newValue) }, store.observeAll { allKeys.append($0.key) }]
+        let tokens = [store.observe(.name) { perKey.append($0.newValue) }, store.observe { allKeys.append($0.key) }]
         writer[.name] = "heard"
         #expect(perKey.wait(count: 1))
         #expect(allKeys.wait(count: 1))
