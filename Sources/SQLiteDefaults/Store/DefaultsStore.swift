@@ -74,7 +74,7 @@ public final class DefaultsStore: Sendable {
     // MARK: Lifecycle
 
     /// Ends the store: checkpoints what it can, stops watching the file, ends every
-    /// ``updates(_:initial:)`` and ``changes()`` sequence, and calls no observer again.
+    /// ``updates(_:initial:)``, ``changes(_:)`` and ``changes()`` sequence, and calls no observer again.
     /// Idempotent; releasing the store's last reference does the same.
     ///
     /// ```swift
