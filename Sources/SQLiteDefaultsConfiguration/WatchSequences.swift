@@ -60,13 +60,13 @@ struct SnapshotUpdates: AsyncSequence, Sendable {
     typealias Failure = Never
 
     let first: DefaultsConfigSnapshot
-    let changes: AsyncStream<DefaultsKeyChange>
+    let changes: AsyncStream<AnyDefaultsChange>
     let read: @Sendable () -> DefaultsConfigSnapshot
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var pending: DefaultsConfigSnapshot?
         var last: DefaultsConfigSnapshot
-        var changes: AsyncStream<DefaultsKeyChange>.Iterator
+        var changes: AsyncStream<AnyDefaultsChange>.Iterator
         let read: @Sendable () -> DefaultsConfigSnapshot
 
         mutating func next(isolation actor: isolated (any Actor)?) async -> (any ConfigSnapshot)? {

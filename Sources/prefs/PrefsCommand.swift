@@ -63,10 +63,10 @@ struct PrefsCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     /// What `prefs --version` prints; the one place the tool's version is written.
-    static let version = "0.1.0"
+    static let version = "1.0.0"
 
     /// `prefs --version`: the tool's version and the SQLite it runs on (the system's library, or
-    /// whichever `LD_LIBRARY_PATH` names), for bug reports: `prefs 0.1.0 (SQLite 3.46.1)`.
+    /// whichever `LD_LIBRARY_PATH` names), for bug reports: `prefs 1.0.0 (SQLite 3.46.1)`.
     static var versionLine: String { "prefs \(version) (SQLite \(SQLiteLibrary.version))" }
 
     /// Runs the command line and exits, reporting every failure as one `prefs: …` line.

@@ -35,7 +35,7 @@ struct CapturingLogHandler: LogHandler {
 
 @Suite("Logging as swift-log asks libraries to log")
 struct LoggingTests {
-    @Test("a failed non-throwing write is reported on reportedErrors and logged at debug, details as metadata")
+    @Test("a failed non-throwing write is reported on reportedErrors() and logged at debug, details as metadata")
     func writeFailureIsDebug() async throws {
         let records = Collected<CapturingLogHandler.Record>()
         var configuration = DefaultsStore.Configuration()

@@ -124,7 +124,7 @@ func eventually(timeout: Duration = .seconds(60), _ condition: () throws -> Bool
 /// The store's rows as comparable text (storage class and exact bits).
 func snapshot(_ store: DefaultsStore) throws -> [String: String] {
     var rows: [String: String] = [:]
-    for (key, value) in try store.entries() { rows[key] = canonical(value) }
+    for entry in try store.entries() { rows[entry.key] = canonical(entry.value) }
     return rows
 }
 

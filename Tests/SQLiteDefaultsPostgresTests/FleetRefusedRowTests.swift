@@ -63,7 +63,7 @@ struct FleetRefusedRowTests {
         _ = try replica.join("fleet")
         try replica.recordPushed([PendingRow(key: "limit", value: .text("kept"))], version: 1)
         let changes = Collected<String>()
-        let token = store.observeAll { changes.append($0.key) }
+        let token = store.observe { changes.append($0.key) }
         defer { token.cancel() }
 
         var refused: [String: String] = [:]
