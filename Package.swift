@@ -154,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "prefsTests",
-            dependencies: ["prefs", "SQLiteDefaults", "ChildProcesses"]
+            dependencies: ["prefs", "PrefsFormats", "SQLiteDefaults", "ChildProcesses"]
         ),
         .testTarget(
             name: "PrefsFormatsTests",

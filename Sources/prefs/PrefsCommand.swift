@@ -75,9 +75,20 @@ struct PrefsCommand: ParsableCommand {
     /// with `Error:`; help and `--version` still print in full on standard output. Commands
     /// that finish at once (`read`, `write`, `list`, …) run on the main thread: a script that
     /// calls `prefs` twenty times should not pay twenty starts of the concurrency runtime's
-    /// thread pool. Only `watch`, `sync` and `demo` run as async commands.
+    /// thread pool. Only `watch`, `sync` and `demo` run as async commands. `read KEY`, the call
+    /// scripts make most, skips ArgumentParser when its meaning is certain (see `QuickRead`).
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if var read = QuickRead.command(arguments) {
+            do {
+                try read.storeOptions.validate()
+                try read.validate()
+                try read.run()
+                Foundation.exit(0)
+            } catch {
+                Foundation.exit(report(error))
+            }
+        }
         let command: any ParsableCommand
         do {
             command = try parse(arguments)
