@@ -11,8 +11,8 @@
 ///
 /// It takes only argument lists whose meaning is already certain — every option spelled out
 /// (`--db PATH`, never `--db=PATH`), each at most once, `--json` after `read`, no value or key
-/// that starts with `-`, nothing empty, no `help` — and `prefs` fills in the same `ReadCommand`
-/// ArgumentParser would have decoded, which then validates and runs as usual. Every other list,
+/// that starts with `-`, nothing empty, no `help` — and `prefs` runs what `ReadCommand` runs
+/// with the values ArgumentParser would have decoded. Every other list,
 /// including every mistake, goes to ArgumentParser and its messages. prefsTests'
 /// `QuickReadTests` run each case both ways and compare output, errors and exit status.
 package struct QuickReadArguments: Equatable, Sendable {

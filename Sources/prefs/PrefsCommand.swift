@@ -79,16 +79,7 @@ struct PrefsCommand: ParsableCommand {
     /// scripts make most, skips ArgumentParser when its meaning is certain (see `QuickRead`).
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if var read = QuickRead.command(arguments) {
-            do {
-                try read.storeOptions.validate()
-                try read.validate()
-                try read.run()
-                Foundation.exit(0)
-            } catch {
-                Foundation.exit(report(error))
-            }
-        }
+        if let status = QuickRead.run(arguments) { Foundation.exit(status) }
         let command: any ParsableCommand
         do {
             command = try parse(arguments)

@@ -32,7 +32,15 @@ struct ReadCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard let store = try storeOptions.openExisting() else { throw PrefsError.missingKey(key) }
+        try Self.read(key, from: storeOptions.location, json: json)
+    }
+
+    /// Prints the value of `key` in the database `location` names, as `read` does; also the
+    /// whole of `prefs read` when `QuickRead` takes the command line.
+    /// - Throws: `PrefsError.missingKey` when there is no value and no declared default;
+    ///   `DefaultsError` when the file cannot be opened; `PrefsError` when output fails.
+    static func read(_ key: String, from location: StoreLocation, json: Bool) throws {
+        guard let store = try location.openExisting() else { throw PrefsError.missingKey(key) }
         if case .bytes(let bytes) = KeyAddress(parsing: key), let value = try store.value(forKeyBytes: bytes) {
             try Console.out(json ? ExportFormat.encode(value) : ValueFormatting.readRepresentation(value))
             return

@@ -24,12 +24,6 @@ struct StoreOptions: ParsableArguments {
     )
     var name: String?
 
-    /// The app name used when neither `--db`, `--name` nor `PREFS_DB` is given.
-    static let defaultName = "prefs"
-
-    /// The environment variable that names a database file when neither `--db` nor `--name` does.
-    static let environmentVariable = "PREFS_DB"
-
     func validate() throws {
         if db != nil && name != nil {
             throw ValidationError("--db and --name cannot be used together")
@@ -38,6 +32,46 @@ struct StoreOptions: ParsableArguments {
             throw ValidationError("--db needs a file path")
         }
     }
+
+    /// The database these options name (see ``StoreLocation``).
+    var location: StoreLocation { StoreLocation(db: db, name: name) }
+
+    /// The database file's path. - Throws: as ``StoreLocation/path()``.
+    func path() throws -> String { try location.path() }
+    /// Opens the database, creating it when missing. - Throws: as ``StoreLocation/open()``.
+    func open() throws -> DefaultsStore { try location.open() }
+    /// Opens it for a command that writes. - Throws: as ``StoreLocation/openForWriting()``.
+    func openForWriting() throws -> DefaultsStore { try location.openForWriting() }
+    /// Opens it when it exists, for a command that changes what exists.
+    /// - Throws: as ``StoreLocation/openExistingForWriting()``.
+    func openExistingForWriting() throws -> DefaultsStore? { try location.openExistingForWriting() }
+    /// Opens it read-only when it exists. - Throws: as ``StoreLocation/openExisting()``.
+    func openExisting() throws -> DefaultsStore? { try location.openExisting() }
+
+    /// The app name used when neither `--db`, `--name` nor `PREFS_DB` is given.
+    static var defaultName: String { StoreLocation.defaultName }
+    /// The configuration every command opens with. See ``StoreLocation/configuration``.
+    static var configuration: DefaultsStore.Configuration { StoreLocation.configuration }
+    /// Opens a store and reports a set-aside WAL. - Throws: as ``StoreLocation/store(at:configuration:)``.
+    static func store(at path: String, configuration: DefaultsStore.Configuration) throws -> DefaultsStore {
+        try StoreLocation.store(at: path, configuration: configuration)
+    }
+}
+
+/// The database a command works on, from `--db` and `--name` as given (nil when absent): the
+/// rules of ``StoreOptions`` as plain values, so that `prefs read` can use them without
+/// ArgumentParser (see `QuickRead`).
+struct StoreLocation {
+    /// `--db PATH`.
+    var db: String?
+    /// `--name APP`.
+    var name: String?
+
+    /// The app name used when neither `--db`, `--name` nor `PREFS_DB` is given.
+    static let defaultName = "prefs"
+
+    /// The environment variable that names a database file when neither `--db` nor `--name` does.
+    static let environmentVariable = "PREFS_DB"
 
     /// Where the database path came from.
     enum Source: Equatable {
