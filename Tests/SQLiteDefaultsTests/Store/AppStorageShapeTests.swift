@@ -261,7 +261,7 @@ struct AppStorageShapeTests {
         let store = try DefaultsStore.inMemory()
         try await DefaultsStore.withStandard(store) {
             let settings = AppStorageSettings()
-            var updates = settings.$username.updates.makeAsyncIterator()
+            var updates = settings.$username.updates().makeAsyncIterator()
             #expect(await updates.next() == "Anonymous")
             let seen = Collected<String>()
             let token = settings.$username.observe { seen.append($0.newValue) }
