@@ -96,11 +96,15 @@ public final class DefaultsChangeCollector<Change: Sendable>: Sendable {
     /// The next change that no earlier call of `next` returned, waiting for it if needed.
     ///
     /// ```swift
-    /// other[.name] = "Ada"
-    /// other[.name] = "Grace"
+    /// let collector = DefaultsChangeCollector(store, key: .name)
+    /// store[.name] = "Ada"
+    /// store[.name] = "Grace"
     /// #expect(try await collector.next().newValue == "Ada")
     /// #expect(try await collector.next().newValue == "Grace")
     /// ```
+    ///
+    /// A store announces each of its own commits; another store's or process's commits that
+    /// arrive together may be announced as the key's latest value only.
     ///
     /// - Parameters:
     ///   - timeout: how long to wait at most.

@@ -36,18 +36,21 @@ struct SQLiteDefaultsTestingTests {
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
-    @Test("a collector of one key returns its changes in order with next(), and the other store's origin")
+    @Test("a collector of one key returns its changes in order with next(), and another store's with their origin")
     func collectorOfOneKey() async throws {
         let temporary = try TemporaryDefaultsStore()
-        let other = try temporary.openAnother()
         let collector = DefaultsChangeCollector(temporary.store, key: .name)
-        other[.name] = "Ada"
-        other[.name] = "Grace"
-        let first = try await collector.next()
-        let second = try await collector.next()
-        #expect(first.newValue == "Ada" && first.origin == .external)
+        temporary.store[.name] = "Ada"
+        temporary.store[.name] = "Grace"
+        let first = try await collector.next(timeout: .seconds(30))
+        let second = try await collector.next(timeout: .seconds(30))
+        #expect(first.newValue == "Ada" && first.origin == .local)
         #expect(second.newValue == "Grace")
-        #expect(collector.all.map(\.newValue) == ["Ada", "Grace"])
+        let other = try temporary.openAnother()
+        other[.name] = "Lin"
+        let external = try await collector.next(timeout: .seconds(30))
+        #expect(external.newValue == "Lin" && external.origin == .external)
+        #expect(collector.all.map(\.newValue) == ["Ada", "Grace", "Lin"])
         try other.close()
     }
 
