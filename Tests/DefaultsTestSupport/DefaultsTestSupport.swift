@@ -245,7 +245,7 @@ public struct SeededRandom: RandomNumberGenerator {
     }
 }
 
-// MARK: Long-running helpers, threads and descriptors (issue #10: edges, lifecycle, scale)
+// MARK: Long-running helpers, threads and descriptors (edges, lifecycle, scale)
 
 /// A `DefaultsTestHelper` left running while the test talks to it: every line it prints is
 /// collected as it arrives. Killed (SIGKILL, which also ends a stopped child) when released.

@@ -36,7 +36,7 @@ struct EdgeTrackingTests {
     /// Another process sets 1…8 through `real`, 250 ms apart (pacing: a watch that missed the
     /// first write gets seven more chances to show it, each a separate commit); a store opened at
     /// `observed` whose safety poll is an hour away hears the last one, which only a watch on
-    /// the real file can deliver. (Before the fix, only the safety poll found them.)
+    /// the real file can deliver. (A watch on the link alone would leave them to the safety poll.)
     private func expectPromptDelivery(observing observed: String, writingThrough real: String) throws {
         var configuration = DefaultsStore.Configuration()
         configuration.externalChangeDetection = .automatic(safetyPollInterval: .seconds(3_600))

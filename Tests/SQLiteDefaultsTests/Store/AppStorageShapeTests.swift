@@ -4,7 +4,7 @@ import Foundation
 @testable import SQLiteDefaults
 import Testing
 
-// `@AppStorage`'s own shape (DESIGN "`@AppStorage`'s own shape", issue #15). None of these
+// `@AppStorage`'s own shape (DESIGN "`@AppStorage`'s own shape"). None of these
 // tests may touch the test process's own standard store (it would be the user's
 // ~/.config/<test bundle>/defaults.sqlite): every access without a store runs inside
 // `DefaultsStore.withStandard`, and the process-wide standard store is exercised in a child
