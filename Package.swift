@@ -8,6 +8,8 @@ let package = Package(
     products: [
         .library(name: "SQLiteDefaults", targets: ["SQLiteDefaults"]),
         .library(name: "SQLiteDefaultsObservable", targets: ["SQLiteDefaultsObservable"]),
+        // For users' own tests: a temporary store, a change collector, `eventually`.
+        .library(name: "SQLiteDefaultsTesting", targets: ["SQLiteDefaultsTesting"]),
         .executable(name: "prefs", targets: ["prefs"]),
         // Serving: a swift-configuration provider, and a swift-service-lifecycle service. Users
         // of the core library build neither dependency.
@@ -76,6 +78,8 @@ let package = Package(
             ],
             plugins: ["EmbedMigrations"]
         ),
+        .target(name: "SQLiteDefaultsTesting", dependencies: ["SQLiteDefaults"]),
+        .testTarget(name: "SQLiteDefaultsTestingTests", dependencies: ["SQLiteDefaultsTesting", "SQLiteDefaults"]),
         .macro(
             name: "SQLiteDefaultsMacros",
             dependencies: [
@@ -125,13 +129,13 @@ let package = Package(
         // Test support shared by the test suites (not a product).
         .target(
             name: "DefaultsTestSupport",
-            dependencies: ["SQLiteDefaults", "ChildProcesses"],
+            dependencies: ["SQLiteDefaults", "SQLiteDefaultsTesting", "ChildProcesses"],
             path: "Tests/DefaultsTestSupport"
         ),
         .testTarget(
             name: "SQLiteDefaultsTests",
             dependencies: [
-                "SQLiteDefaults", "CSQLiteDefaults", "ChildProcesses", "DefaultsTestSupport", "DefaultsTestHelper",
+                "SQLiteDefaults", "SQLiteDefaultsTesting", "CSQLiteDefaults", "ChildProcesses", "DefaultsTestSupport", "DefaultsTestHelper",
                 "SanitizerMutex",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
@@ -154,7 +158,7 @@ let package = Package(
         ),
         .testTarget(
             name: "prefsTests",
-            dependencies: ["prefs", "PrefsFormats", "SQLiteDefaults", "ChildProcesses"]
+            dependencies: ["prefs", "PrefsFormats", "SQLiteDefaults", "SQLiteDefaultsTesting", "ChildProcesses"]
         ),
         .testTarget(
             name: "PrefsFormatsTests",

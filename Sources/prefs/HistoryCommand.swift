@@ -10,7 +10,7 @@ struct HistoryCommand: ParsableCommand {
         abstract: "Print who changed the keys, when, and to what, newest first.",
         discussion: """
             The file keeps at least its newest 10,000 changes (see the library's \
-            setHistoryLength), by any writer: processes using the library (with their process \
+            setHistoryRetention), by any writer: processes using the library (with their process \
             id, program, user and host), SQL clients such as the sqlite3 shell ("sql"), and the \
             fleet ("fleet", with the machine the row came from). One line per change: \
             `SEQ TIME KEY = VALUE (CLASS) by WRITER`, or `SEQ TIME KEY removed by WRITER`; a \

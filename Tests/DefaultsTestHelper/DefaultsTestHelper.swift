@@ -161,7 +161,7 @@ final class LockedCounter: Sendable {
     func increment() -> Int { value.withLock { $0 += 1; return $0 } }
 }
 
-// MARK: Edges and lifecycle (issue #10)
+// MARK: Edges and lifecycle
 //
 //     DefaultsTestHelper open-many DIR N KEY       opens N stores on distinct files under DIR (100 subdirectories) after
 //                                                   raising RLIMIT_NOFILE; observes KEY (String) on the first and the last.

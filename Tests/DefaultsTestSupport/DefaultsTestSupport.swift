@@ -1,9 +1,12 @@
 // Shared by the engine, reliability and @ObservableDefaults test suites: temporary
 // directories, waiting for events with a deadline, and running the helper executables and
-// the sqlite3 shell.
+// the sqlite3 shell. Waiting is SQLiteDefaultsTesting's `eventually` (the product users get);
+// the Bool-returning forms here adapt it for `#expect(await …)`, and `waitBlocking` is its
+// twin for synchronous tests, which cannot await.
 import ChildProcesses
 import Foundation
 import SQLiteDefaults
+import SQLiteDefaultsTesting
 import Testing
 
 /// A fresh directory under the system's temporary directory, removed when the test ends.
@@ -52,12 +55,7 @@ public final class Collected<Element: Sendable>: Sendable {
     /// Waits until `condition` holds for the collected items; returns whether it did.
     @discardableResult
     public func wait(timeout: Duration = .seconds(15), until condition: ([Element]) -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition(all) { return true }
-            usleep(2_000)
-        }
-        return condition(all)
+        waitBlocking(timeout: timeout) { condition(all) }
     }
 
     public func wait(count: Int, timeout: Duration = .seconds(15)) -> Bool {
@@ -67,26 +65,34 @@ public final class Collected<Element: Sendable>: Sendable {
     /// Like `wait`, but sleeps without holding a thread of the cooperative pool, so tasks
     /// that feed the collection (an `AsyncSequence` consumer) can run meanwhile.
     public func waitAsync(timeout: Duration = .seconds(60), until condition: ([Element]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition(all) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition(all)
+        await waitUntil(timeout: timeout) { condition(all) }
     }
 }
 
-/// Waits, without holding a thread of the cooperative pool, until `condition` holds or
-/// `timeout` passes; returns whether it held. For outcomes produced on other threads that are
-/// not collected in a ``Collected``.
+/// `eventually` as a Bool for `#expect(await waitUntil { … })`: waits, without holding a
+/// thread of the cooperative pool, until `condition` holds or `timeout` passes; returns
+/// whether it held. A condition that throws counts as "not yet".
 @discardableResult
-public func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
+public func waitUntil(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async -> Bool {
+    do {
+        try await eventually(timeout: timeout) { try condition() }
+        return true
+    } catch {
+        return false
     }
-    return condition()
+}
+
+/// The blocking twin of `eventually`, for synchronous tests (which cannot await): checks
+/// `condition` every 2 ms until it holds or `timeout` passes; returns whether it held. It
+/// blocks the calling thread, so async tests use ``waitUntil(timeout:_:)`` instead.
+@discardableResult
+public func waitBlocking(timeout: Duration = .seconds(15), _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(2_000)
+    }
+    return true
 }
 
 /// Runs `body` on a thread of its own, as part of the calling task, without holding a thread
@@ -239,7 +245,7 @@ public struct SeededRandom: RandomNumberGenerator {
     }
 }
 
-// MARK: Long-running helpers, threads and descriptors (issue #10: edges, lifecycle, scale)
+// MARK: Long-running helpers, threads and descriptors (edges, lifecycle, scale)
 
 /// A `DefaultsTestHelper` left running while the test talks to it: every line it prints is
 /// collected as it arrives. Killed (SIGKILL, which also ends a stopped child) when released.

@@ -431,8 +431,7 @@ func diskFull(path: String, limit: UInt64) throws {
     // 5. The non-throwing setter reports instead of crashing or dropping it.
     store[DefaultsKey<Data>("subscript", default: Data())] = Data(repeating: 1, count: 65_536)
     report("subscript-last", store.lastReportedError)
-    let deadline = Date().addingTimeInterval(5)
-    while collected.withLock({ $0.isEmpty }) && Date() < deadline { usleep(1_000) }
+    waitBlocking(timeout: .seconds(5)) { !collected.withLock { $0.isEmpty } }
     report("subscript-stream", collected.withLock { $0.first })
     say("subscript-absent \(!store.contains(DefaultsKey<Data>("subscript", default: Data())))")
 

@@ -43,12 +43,7 @@ final class ChangeFlag: Sendable {
 
     /// Waits until the flag fired; returns whether it did within `timeout`.
     func wait(timeout: Duration = .seconds(10)) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if fired { return true }
-            usleep(2_000)
-        }
-        return fired
+        waitBlocking(timeout: timeout) { fired }
     }
 }
 
@@ -81,12 +76,7 @@ final class ChangeCounter<Object: AnyObject>: @unchecked Sendable {
 
     /// Waits until at least `count` changes were announced; returns whether they were.
     func wait(count: Int, timeout: Duration = .seconds(10)) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if self.count >= count { return true }
-            usleep(2_000)
-        }
-        return self.count >= count
+        waitBlocking(timeout: timeout) { self.count >= count }
     }
 }
 

@@ -93,7 +93,7 @@ final class FaultFleet: @unchecked Sendable {
         while ContinuousClock.now < end {
             for index in 0..<count { try write(index, sequence) }
             sequence += 1
-            try await Task.sleep(for: every)
+            try await Task.sleep(for: every)  // pacing: a steady workload, not a proof of absence
         }
         return sequence
     }
@@ -130,12 +130,9 @@ final class FaultFleet: @unchecked Sendable {
     /// Waits for ``converged()``; returns the seconds it took, or nil (and records why) after `timeout`.
     func convergence(timeout: Duration = .seconds(120), sourceLocation: SourceLocation = #_sourceLocation) async -> Double? {
         let start = ContinuousClock.now
-        while ContinuousClock.now - start < timeout {
-            if (try? converged()) == true {
-                let elapsed = ContinuousClock.now - start
-                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            }
-            try? await Task.sleep(for: .milliseconds(20))
+        if await waitUntil(timeout: timeout, { try converged() }) {
+            let elapsed = ContinuousClock.now - start
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         }
         let table = (try? table()) ?? [:]
         let lost = acknowledged.withLock { all in all.flatMap { $0.filter { table[$0.key] != $0.value } } }

@@ -18,22 +18,22 @@ struct FleetDeclarationPostgresTests {
             let newTimeout = DefaultsKey<String>("timeout", default: "30s")
             try b.store.declare(oldTimeout)
             try b.store.set(40, for: oldTimeout)
-            #expect(await eventually { a.store[DefaultsKey<SQLiteValue?>("timeout")] == .integer(40) })
+            #expect(await waitUntil(timeout: .seconds(60)) { a.store[DefaultsKey<SQLiteValue?>("timeout")] == .integer(40) })
             try a.store.evolve(oldTimeout, to: newTimeout) { "\($0)s" }
             #expect(a.store[newTimeout] == "40s")
             // The sync goes on: a later key arrives at b, the refused row does not.
             try a.store.set(1, for: DefaultsKey<Int>("fence", default: 0))
-            #expect(await eventually { b.store[DefaultsKey<Int>("fence", default: 0)] == 1 })
+            #expect(await waitUntil(timeout: .seconds(60)) { b.store[DefaultsKey<Int>("fence", default: 0)] == 1 })
             #expect(b.store[oldTimeout] == 40)
             #expect(b.log.all.filter { $0.contains("not applied") && $0.contains("\"timeout\" is int") }.count == 1, "\(b.log.all)")
             // b's value is not pushed back over a's.
             try a.store.set(2, for: DefaultsKey<Int>("fence", default: 0))
-            #expect(await eventually { b.store[DefaultsKey<Int>("fence", default: 0)] == 2 })
+            #expect(await waitUntil(timeout: .seconds(60)) { b.store[DefaultsKey<Int>("fence", default: 0)] == 2 })
             #expect(a.store[newTimeout] == "40s")
             // A later row that fits b's declaration applies there.
             try a.store.undeclare("timeout")
             try a.store.set(50, for: oldTimeout)
-            #expect(await eventually { b.store[oldTimeout] == 50 })
+            #expect(await waitUntil(timeout: .seconds(60)) { b.store[oldTimeout] == 50 })
             #expect(b.log.all.filter { $0.contains("not applied") }.count == 1)
         }
     }
@@ -55,7 +55,7 @@ struct FleetDeclarationPostgresTests {
             _ = try sqlite3(b.path, "INSERT INTO defaults(key, value) VALUES ('cfg', char(65279) || '{}')")
             // The marker: written after the refused rows, so once it is here they were dealt with.
             try b.store.set(.integer(1), for: .raw("later"))
-            #expect(await eventually { a["later"] == .integer(1) }, "\(a.log.all)")
+            #expect(await waitUntil(timeout: .seconds(60)) { a["later"] == .integer(1) }, "\(a.log.all)")
             #expect(!a.hasEnded)
             #expect(a["accent"] == nil && a["cfg"] == nil)
             let refusals = { a.log.all.filter { $0.contains("not applied") } }
@@ -68,7 +68,7 @@ struct FleetDeclarationPostgresTests {
             let restarted = try Machine(path: a.path, url: server.url(), store: store)
             #expect(await restarted.connected())
             try b.store.set(.integer(2), for: .raw("later"))
-            #expect(await eventually { restarted["later"] == .integer(2) }, "\(restarted.log.all)")
+            #expect(await waitUntil(timeout: .seconds(60)) { restarted["later"] == .integer(2) }, "\(restarted.log.all)")
             #expect(!restarted.log.all.contains { $0.contains("not applied") }, "\(restarted.log.all)")
             // And the local values were not pushed over the peer's.
             #expect(b["accent"] == .text("e\u{301}"))

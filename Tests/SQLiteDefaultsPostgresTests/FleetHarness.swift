@@ -75,7 +75,7 @@ final class Machine: Sendable {
 
     /// Waits until the sync is connected and caught up.
     func connected(timeout: Duration = .seconds(60)) async -> Bool {
-        await eventually(timeout: timeout) { sync.isConnected }
+        await waitUntil(timeout: timeout) { sync.isConnected }
     }
 
     /// Stops the sync and its client; returns what `run()` threw, if anything. A sync that does
@@ -83,7 +83,7 @@ final class Machine: Sendable {
     @discardableResult
     func stop(sourceLocation: SourceLocation = #_sourceLocation) async -> (any Error)? {
         task.cancel()
-        guard await eventually(timeout: .seconds(30), { finished.count > 0 }) else {
+        guard await waitUntil(timeout: .seconds(30), { finished.count > 0 }) else {
             Issue.record("the sync of \(path) did not stop when cancelled; its log: \(log.all)", sourceLocation: sourceLocation)
             return nil
         }
@@ -97,7 +97,7 @@ final class Machine: Sendable {
 
     /// What `run()` threw, waiting for it to end on its own; nil when it did not end in time.
     func failure(timeout: Duration = .seconds(60)) async -> (any Error)? {
-        guard await eventually(timeout: timeout, { finished.count > 0 }) else { return nil }
+        guard await waitUntil(timeout: timeout, { finished.count > 0 }) else { return nil }
         return await stop()
     }
 
@@ -108,17 +108,6 @@ final class Machine: Sendable {
     subscript(key: String) -> SQLiteValue? {
         (try? store.entries().first { $0.key == key }?.value) ?? nil
     }
-}
-
-/// Polls `condition` every 20 ms until it holds or `timeout` passes (a throwing condition
-/// counts as not yet); the outcome is asserted by the caller, so a slow machine only waits longer.
-func eventually(timeout: Duration = .seconds(60), _ condition: () throws -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if (try? condition()) == true { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return (try? condition()) == true
 }
 
 /// The store's rows as comparable text (storage class and exact bits).

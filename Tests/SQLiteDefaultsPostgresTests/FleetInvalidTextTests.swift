@@ -14,7 +14,7 @@ struct FleetInvalidTextTests {
         try await withPair { _, a, b in
             _ = try sqlite3(a.path, "INSERT INTO defaults(key, value) VALUES ('odd', CAST(X'61FF62' AS TEXT))")
             let expected = SQLiteValue.invalidUTF8Text(Data([0x61, 0xFF, 0x62]))
-            #expect(await eventually { try b.store.value(for: DefaultsKey<SQLiteValue?>("odd")) == expected })
+            #expect(await waitUntil(timeout: .seconds(60)) { try b.store.value(for: DefaultsKey<SQLiteValue?>("odd")) == expected })
             #expect(try sqlite3(b.path, "SELECT typeof(value) || ' ' || hex(value) FROM defaults WHERE key = 'odd'") == "text 61FF62")
             #expect(await a.stop() == nil)
             #expect(await b.stop() == nil)

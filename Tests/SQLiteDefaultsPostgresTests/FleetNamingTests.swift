@@ -25,9 +25,9 @@ struct FleetNamingTests {
             #expect(await b.connected())
             for turn in 1...3 {
                 try a.store.set(.integer(Int64(turn)), for: .raw("from.a"))
-                #expect(await eventually(timeout: .seconds(30)) { b["from.a"] == .integer(Int64(turn)) }, "\(b.log.all)")
+                #expect(await waitUntil(timeout: .seconds(30)) { b["from.a"] == .integer(Int64(turn)) }, "\(b.log.all)")
                 try b.store.set(.integer(Int64(turn)), for: .raw("from.b"))
-                #expect(await eventually(timeout: .seconds(30)) { a["from.b"] == .integer(Int64(turn)) }, "\(a.log.all)")
+                #expect(await waitUntil(timeout: .seconds(30)) { a["from.b"] == .integer(Int64(turn)) }, "\(a.log.all)")
             }
             #expect(try server.psql("SELECT count(*) FROM public.spell") == "2")
             #expect(await a.stop() == nil)
@@ -49,7 +49,7 @@ struct FleetNamingTests {
             }
             try machines[0].store.set(.text("hello"), for: .raw("greeting"))
             for machine in machines {
-                #expect(await eventually { machine["greeting"] == .text("hello") })
+                #expect(await waitUntil(timeout: .seconds(60)) { machine["greeting"] == .text("hello") })
             }
             for machine in machines { #expect(await machine.stop() == nil) }
         }
@@ -90,7 +90,7 @@ struct FleetNamingTests {
             #expect(await a.connected())
             #expect(await b.connected())
             try a.store.set(.text("long"), for: .raw("greeting"))
-            #expect(await eventually(timeout: .seconds(30)) { b["greeting"] == .text("long") }, "\(a.log.all) \(b.log.all)")
+            #expect(await waitUntil(timeout: .seconds(30)) { b["greeting"] == .text("long") }, "\(a.log.all) \(b.log.all)")
             #expect(await a.stop() == nil)
             #expect(await b.stop() == nil)
         }

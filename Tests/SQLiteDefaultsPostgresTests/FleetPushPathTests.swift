@@ -16,17 +16,17 @@ struct FleetPushPathTests {
         try await withPair { server, a, b in
             let blob = Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
             try a.store.set(.blob(blob), for: .raw("large.blob"))
-            #expect(await eventually { b["large.blob"] == .blob(blob) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["large.blob"] == .blob(blob) })
             // Many keys in one transaction: one push, too many rows to carry.
             try a.store.transaction { transaction in
                 for index in 0..<500 { try transaction.set(.integer(Int64(index)), for: .raw("many.\(index)")) }
             }
-            #expect(await eventually { (0..<500).allSatisfy { b["many.\($0)"] == .integer(Int64($0)) } })
+            #expect(await waitUntil(timeout: .seconds(60)) { (0..<500).allSatisfy { b["many.\($0)"] == .integer(Int64($0)) } })
             // And a small one after them still takes the short path, in order.
             try a.store.set(.text("after"), for: .raw("small"))
-            #expect(await eventually { b["small"] == .text("after") })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["small"] == .text("after") })
             let expected = try snapshot(a.store)
-            #expect(await eventually { try snapshot(b.store) == expected })
+            #expect(await waitUntil(timeout: .seconds(60)) { try snapshot(b.store) == expected })
         }
     }
 
@@ -36,7 +36,7 @@ struct FleetPushPathTests {
             let host = try #require(DefaultsWriter.current.host)
             try a.store.set(.integer(7), for: .raw("carried"))
             try a.store.set(.blob(Data(count: 20_000)), for: .raw("fetched"))
-            #expect(await eventually { b["carried"] == .integer(7) && b["fetched"] == .blob(Data(count: 20_000)) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["carried"] == .integer(7) && b["fetched"] == .blob(Data(count: 20_000)) })
             for key in ["carried", "fetched"] {
                 let entry = try #require(try b.store.history(keys: [key], limit: 1).first)
                 #expect(entry.writer == DefaultsWriter(kind: .fleet, host: host), "\(key): \(entry.writer)")
@@ -59,9 +59,9 @@ struct FleetPushPathTests {
             #expect(await b.connected())
             for value in 1...5 {
                 try a.store.set(.integer(Int64(value)), for: .raw("answer"))
-                #expect(await eventually { b["answer"] == .integer(Int64(value)) })
+                #expect(await waitUntil(timeout: .seconds(60)) { b["answer"] == .integer(Int64(value)) })
                 try b.store.set(.integer(Int64(value * 10)), for: .raw("back"))
-                #expect(await eventually { a["back"] == .integer(Int64(value * 10)) })
+                #expect(await waitUntil(timeout: .seconds(60)) { a["back"] == .integer(Int64(value * 10)) })
             }
             // The role really has no TEMPORARY right (so the four-round-trip push was the one used).
             #expect(try server.psql("SELECT has_database_privilege('limited', 'notemp', 'TEMPORARY')") == "f")

@@ -15,7 +15,7 @@ struct FleetRewindTests {
         try await withPair { server, a, b in
             try a.store.set(.integer(1), for: .raw("kept"))
             try a.store.set(.integer(1), for: .raw("changed"))
-            #expect(await eventually { b["kept"] == .integer(1) && b["changed"] == .integer(1) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["kept"] == .integer(1) && b["changed"] == .integer(1) })
 
             try server.stopServer()
             let backup = try server.snapshot()
@@ -25,8 +25,8 @@ struct FleetRewindTests {
             try a.store.set(.integer(2), for: .raw("changed"))
             try a.store.set(.text("a"), for: .raw("lost.a"))
             try b.store.set(.text("b"), for: .raw("lost.b"))
-            #expect(await eventually { b["lost.a"] == .text("a") && b["changed"] == .integer(2) && a["lost.b"] == .text("b") })
-            #expect(await eventually { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "4" })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["lost.a"] == .text("a") && b["changed"] == .integer(2) && a["lost.b"] == .text("b") })
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "4" })
 
             try server.stopServer()
             try server.restore(backup)
@@ -41,17 +41,17 @@ struct FleetRewindTests {
                 "after.a": .text("a"), "after.b": .text("b"),
             ]
             for machine in [a, b] {
-                #expect(await eventually { expected.allSatisfy { machine[$0.key] == $0.value } },
+                #expect(await waitUntil(timeout: .seconds(60)) { expected.allSatisfy { machine[$0.key] == $0.value } },
                         "\(machine.path): \((try? snapshot(machine.store)) ?? [:]) \(machine.log.all)")
             }
-            #expect(await eventually { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "\(expected.count)" })
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "\(expected.count)" })
             #expect(try server.psql("SELECT integer_value FROM defaults_fleet WHERE key = 'changed'") == "2")
 
             // And the fleet goes on: later writes on either side arrive.
             try b.store.set(.integer(3), for: .raw("changed"))
-            #expect(await eventually { a["changed"] == .integer(3) })
+            #expect(await waitUntil(timeout: .seconds(60)) { a["changed"] == .integer(3) })
             try a.store.set(.integer(4), for: .raw("later"))
-            #expect(await eventually { b["later"] == .integer(4) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["later"] == .integer(4) })
             #expect(try snapshot(a.store) == snapshot(b.store))
         }
     }
@@ -65,13 +65,13 @@ struct FleetRewindTests {
             #expect(await a.connected())
             #expect(await b.connected())
             try a.store.set(.integer(1), for: .raw("x"))
-            #expect(await eventually { b["x"] == .integer(1) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["x"] == .integer(1) })
             try server.stopServer()
             let backup = try server.snapshot()
             try server.startServer()
             try a.store.set(.integer(2), for: .raw("lost"))
             try b.store.set(.integer(2), for: .raw("lost.b"))
-            #expect(await eventually { b["lost"] == .integer(2) && a["lost.b"] == .integer(2) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["lost"] == .integer(2) && a["lost.b"] == .integer(2) })
             #expect(await a.stop() == nil)
             #expect(await b.stop() == nil)
             try a.store.close()
@@ -86,13 +86,13 @@ struct FleetRewindTests {
             #expect(await c.connected())
             try c.store.set(.integer(3), for: .raw("c.new"))
             try c.store.set(.integer(9), for: .raw("x"))
-            #expect(await eventually { (try? server.psql("SELECT count(*) FROM defaults_fleet WHERE key IN ('c.new', 'x') AND version > 1")) == "2" })
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet WHERE key IN ('c.new', 'x') AND version > 1")) == "2" })
 
             let a2 = try Machine(path: a.path, url: server.url())
             let b2 = try Machine(path: b.path, url: server.url())
             let expected: [String: SQLiteValue] = ["x": .integer(9), "lost": .integer(2), "lost.b": .integer(2), "c.new": .integer(3)]
             for machine in [a2, b2, c] {
-                #expect(await eventually { expected.allSatisfy { machine[$0.key] == $0.value } },
+                #expect(await waitUntil(timeout: .seconds(60)) { expected.allSatisfy { machine[$0.key] == $0.value } },
                         "\(machine.path): \((try? snapshot(machine.store)) ?? [:]) \(machine.log.all)")
             }
             for machine in [a2, b2, c] { #expect(await machine.stop() == nil) }

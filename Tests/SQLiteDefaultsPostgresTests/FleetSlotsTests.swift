@@ -59,7 +59,7 @@ struct FleetSlotsTests {
 
         var spoke: [String] = []
         for entry in machines {
-            let said = await eventually(timeout: deadline) { inStep(entry) || refused(entry) }
+            let said = await waitUntil(timeout: deadline) { inStep(entry) || refused(entry) }
             #expect(said, "\(entry.machine.path) said nothing for \(deadline): \(entry.machine.log.all)")
             spoke.append("\(entry.machine.path.split(separator: "/").last ?? ""): \(ContinuousClock.now - entry.started) \(inStep(entry) ? "in step" : "refused")")
         }
@@ -80,7 +80,7 @@ struct FleetSlotsTests {
         let first = try #require(connected.first, "no machine got a slot: \(spoke)")
         try first.machine.store.set(.integer(1), for: .raw("written"))
         for entry in connected {
-            #expect(await eventually { entry.machine["written"] == .integer(1) })
+            #expect(await waitUntil(timeout: .seconds(60)) { entry.machine["written"] == .integer(1) })
         }
 
         // Slots freed: every machine that waited gets one in turn (each leaves once it has
@@ -88,12 +88,12 @@ struct FleetSlotsTests {
         for entry in connected { #expect(await entry.machine.stop() == nil) }
         var remaining = waiting
         while !remaining.isEmpty {
-            let found = await eventually(timeout: .seconds(120)) { remaining.contains(where: inStep) }
+            let found = await waitUntil(timeout: .seconds(120)) { remaining.contains(where: inStep) }
             #expect(found, "none of \(remaining.map(\.machine.path)) came in step: \(remaining.map(\.machine.log.all))")
             guard found, let index = remaining.firstIndex(where: inStep) else { break }
             let entry = remaining.remove(at: index)
             #expect(try entry.metrics.expectGauge("sqlitedefaults_fleet_connected", dimensions).lastValue == 1)
-            #expect(await eventually { entry.machine["written"] == .integer(1) })
+            #expect(await waitUntil(timeout: .seconds(60)) { entry.machine["written"] == .integer(1) })
             #expect(!entry.machine.log.all.contains { $0.contains("ConnectionPool") || $0.contains("_Module") }, "\(entry.machine.log.all)")
             #expect(await entry.machine.stop() == nil)
         }

@@ -18,7 +18,7 @@ struct FleetTableReplacedTests {
     private func converge(_ machines: [Machine], to expected: [String: SQLiteValue],
                           sourceLocation: SourceLocation = #_sourceLocation) async {
         for machine in machines {
-            #expect(await eventually(timeout: .seconds(90)) { expected.allSatisfy { machine[$0.key] == $0.value } },
+            #expect(await waitUntil(timeout: .seconds(90)) { expected.allSatisfy { machine[$0.key] == $0.value } },
                     "\(machine.path): \((try? snapshot(machine.store)) ?? [:]) \(machine.log.all)", sourceLocation: sourceLocation)
         }
     }
@@ -75,7 +75,7 @@ struct FleetTableReplacedTests {
             let expected: [String: SQLiteValue] = ["before.5": .integer(5), "after.1": .integer(1), "after.2": .integer(2)]
             await converge([a, b], to: expected)
             for machine in [a, b] {
-                #expect(await eventually { machine.log.all.contains { $0.contains(Self.rejoined) } }, "\(machine.log.all)")
+                #expect(await waitUntil(timeout: .seconds(60)) { machine.log.all.contains { $0.contains(Self.rejoined) } }, "\(machine.log.all)")
                 #expect(machine.log.all.filter { $0.contains(Self.rejoined) }.count == 1, "\(machine.log.all)")
                 #expect(!machine.log.all.contains { $0.contains("retrying") }, "\(machine.log.all)")
                 #expect(await machine.connected())
@@ -83,9 +83,9 @@ struct FleetTableReplacedTests {
             // In step again, and the gauge says so.
             #expect(try metrics.expectGauge("sqlitedefaults_fleet_connected", [("table", "defaults_fleet")]).lastValue == 1)
             // The table holds every key again, for a machine that joins later.
-            #expect(await eventually { (try? server.psql("SELECT count(*) FROM defaults_fleet WHERE key LIKE 'before.%'")) == "5" })
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet WHERE key LIKE 'before.%'")) == "5" })
             try b.store.set(.integer(3), for: .raw("later"))
-            #expect(await eventually { a["later"] == .integer(3) })
+            #expect(await waitUntil(timeout: .seconds(60)) { a["later"] == .integer(3) })
             #expect(await a.stop() == nil)
             #expect(await b.stop() == nil)
         }
@@ -95,20 +95,20 @@ struct FleetTableReplacedTests {
     func rowsLostUnderLiveConnections() async throws {
         try await withPair { server, a, b in
             try a.store.set(.integer(1), for: .raw("kept"))
-            #expect(await eventually { b["kept"] == .integer(1) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["kept"] == .integer(1) })
             try a.store.set(.integer(2), for: .raw("lost"))
-            #expect(await eventually { b["lost"] == .integer(2) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["lost"] == .integer(2) })
             let newest = try server.psql("SELECT max(version) FROM defaults_fleet")
             _ = try server.psql("DELETE FROM defaults_fleet WHERE version = \(newest)")
             // Nothing else changes: the next fetch finds the table behind both machines.
-            #expect(await eventually(timeout: .seconds(90)) { (try? server.psql("SELECT integer_value FROM defaults_fleet WHERE key = 'lost'")) == "2" },
+            #expect(await waitUntil(timeout: .seconds(90)) { (try? server.psql("SELECT integer_value FROM defaults_fleet WHERE key = 'lost'")) == "2" },
                     "\(a.log.all) \(b.log.all)")
             // The first machine to fetch finds it, rejoins and pushes again; the other may then
             // find the table ahead of it again, with what it lost, and need no rejoin.
-            #expect(await eventually { (a.log.all + b.log.all).contains { $0.contains("went back in time") } },
+            #expect(await waitUntil(timeout: .seconds(60)) { (a.log.all + b.log.all).contains { $0.contains("went back in time") } },
                     "\(a.log.all) \(b.log.all)")
             try b.store.set(.integer(3), for: .raw("later"))
-            #expect(await eventually { a["later"] == .integer(3) })
+            #expect(await waitUntil(timeout: .seconds(60)) { a["later"] == .integer(3) })
             #expect(try snapshot(a.store) == snapshot(b.store))
         }
     }

@@ -23,7 +23,7 @@ struct FleetTests {
             #expect(seen.all.allSatisfy { $0.origin == .external })
             // And back.
             try b.store.set(7, for: Self.answer)
-            #expect(await eventually { a.store[Self.answer] == 7 })
+            #expect(await waitUntil(timeout: .seconds(60)) { a.store[Self.answer] == 7 })
             token.cancel()
             #expect(await a.stop() == nil)
             #expect(await b.stop() == nil)
@@ -45,9 +45,9 @@ struct FleetTests {
             }
             // NULL is a row too (the API removes the row for nil; plain SQL can store NULL).
             _ = try sqlite3(a.path, "INSERT INTO defaults(key, value) VALUES ('null', NULL)")
-            #expect(await eventually { (try? a.store.entries().count) == values.count + 1 })
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? a.store.entries().count) == values.count + 1 })
             let expected = try snapshot(a.store)
-            #expect(await eventually { try snapshot(b.store) == expected })
+            #expect(await waitUntil(timeout: .seconds(60)) { try snapshot(b.store) == expected })
             let classes = try sqlite3(b.path, "SELECT key || ' ' || typeof(value) FROM defaults ORDER BY key")
             #expect(classes.contains("int.max integer"))
             #expect(classes.contains("real.negativeZero real"))
@@ -61,17 +61,17 @@ struct FleetTests {
     func deletesAndOtherWriters() async throws {
         try await withPair { server, a, b in
             try a.store.set(1, for: Self.answer)
-            #expect(await eventually { b.store.contains(Self.answer) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b.store.contains(Self.answer) })
             try a.store.remove(Self.answer)
-            #expect(await eventually { !b.store.contains(Self.answer) })
+            #expect(await waitUntil(timeout: .seconds(60)) { !b.store.contains(Self.answer) })
             #expect(try server.psql("SELECT storage_class FROM defaults_fleet WHERE key = 'answer'") == "deleted")
 
             // A plain SQL client on machine A's file: A's store hears it as external, and the
             // sync pushes it.
             _ = try sqlite3(a.path, "INSERT INTO defaults(key, value) VALUES ('shell', 3.25)")
-            #expect(await eventually { b["shell"] == .real(3.25) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["shell"] == .real(3.25) })
             _ = try sqlite3(a.path, "DELETE FROM defaults WHERE key = 'shell'")
-            #expect(await eventually { b["shell"] == nil && !((try? b.store.keys()) ?? ["shell"]).contains("shell") })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["shell"] == nil && !((try? b.store.keys()) ?? ["shell"]).contains("shell") })
         }
     }
 
@@ -81,13 +81,20 @@ struct FleetTests {
             for turn in 1...10 {
                 let (writer, reader) = turn % 2 == 1 ? (a, b) : (b, a)
                 try writer.store.set(turn, for: Self.answer)
-                #expect(await eventually { reader.store[Self.answer] == turn })
+                #expect(await waitUntil(timeout: .seconds(60)) { reader.store[Self.answer] == turn })
             }
             // Every push is one version; an echo would be an eleventh.
-            #expect(await eventually { (try? server.psql("SELECT max(version) FROM defaults_fleet")) == "10" })
-            // Several safety fetches later, still nothing new.
-            try await Task.sleep(for: .seconds(3))
-            #expect(try server.psql("SELECT max(version) FROM defaults_fleet") == "10")
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT max(version) FROM defaults_fleet")) == "10" })
+            // The barrier: a marker from each side, A's then B's, each carried to the other. Had
+            // either side echoed a write it applied, that echo would have been pushed before the
+            // marker that machine pushes next, and the markers' versions would not be 11 and 12.
+            let marker = DefaultsKey<Int>("marker", default: 0)
+            try a.store.set(1, for: marker)
+            #expect(await waitUntil(timeout: .seconds(60)) { b.store[marker] == 1 })
+            try b.store.set(2, for: marker)
+            #expect(await waitUntil(timeout: .seconds(60)) { a.store[marker] == 2 })
+            #expect(try server.psql("SELECT max(version) FROM defaults_fleet") == "12")
+            #expect(try server.psql("SELECT version FROM defaults_fleet WHERE key = 'marker'") == "12")
             #expect(a.store[Self.answer] == 10 && b.store[Self.answer] == 10)
         }
     }
@@ -96,7 +103,7 @@ struct FleetTests {
     func offlineBothSides() async throws {
         try await withPair { server, a, b in
             try server.stopServer()
-            #expect(await eventually { !a.sync.isConnected && !b.sync.isConnected })
+            #expect(await waitUntil(timeout: .seconds(60)) { !a.sync.isConnected && !b.sync.isConnected })
             // Local reads and writes go on.
             try a.store.set(.text("from a"), for: .raw("offline.a"))
             try b.store.set(.text("from b"), for: .raw("offline.b"))
@@ -105,7 +112,7 @@ struct FleetTests {
             try server.startServer()
             #expect(await a.connected())
             #expect(await b.connected())
-            #expect(await eventually {
+            #expect(await waitUntil(timeout: .seconds(60)) {
                 let left = try snapshot(a.store), right = try snapshot(b.store)
                 return left == right && left.count == 3
             })
@@ -126,10 +133,10 @@ struct FleetTests {
             for index in 0..<300 {
                 try a.store.set(.integer(Int64(index)), for: .raw("stream.\(index % 50)"))
                 if index == 120 { try server.restart() }
-                if index % 10 == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                if index % 10 == 0 { try await Task.sleep(for: .milliseconds(5)) }  // pacing: a stream, not a burst
             }
             let expected = try snapshot(a.store)
-            #expect(await eventually(timeout: .seconds(90)) { try snapshot(b.store) == expected })
+            #expect(await waitUntil(timeout: .seconds(90)) { try snapshot(b.store) == expected })
             #expect(b["stream.49"] == .integer(299))
         }
     }
@@ -152,7 +159,7 @@ struct FleetTests {
                 }
                 try await group.waitForAll()
             }
-            let converged = await eventually(timeout: .seconds(120)) {
+            let converged = await waitUntil(timeout: .seconds(120)) {
                 let first = try snapshot(machines[0].store)
                 guard first.count == 5 + 10 * 15 else { return false }
                 return try machines.dropFirst().allSatisfy { try snapshot($0.store) == first }
@@ -174,7 +181,7 @@ struct FleetTests {
             let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
             #expect(await b.connected())
             try b.store.set(.text("light"), for: .raw("theme"))
-            #expect(await eventually { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "1" })
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "1" })
 
             let path = directory.path + "/a.sqlite"
             let existing = try DefaultsStore(path: path)
@@ -184,7 +191,7 @@ struct FleetTests {
             let a = try Machine(path: path, url: server.url())
             #expect(await a.connected())
             #expect(a["theme"] == .text("light"))
-            #expect(await eventually { b["only.a"] == .integer(1) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["only.a"] == .integer(1) })
         }
     }
 
@@ -198,7 +205,7 @@ struct FleetTests {
             #expect(await a.connected())
             #expect(await b.connected())
             try a.store.set(.integer(-1), for: .raw("gone.soon"))
-            #expect(await eventually { b["gone.soon"] != nil })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["gone.soon"] != nil })
             await a.stop()
             try a.store.close()
 
@@ -216,7 +223,7 @@ struct FleetTests {
 
             a = try Machine(path: path, url: server.url())
             #expect(await a.connected())
-            #expect(await eventually(timeout: .seconds(90)) { try snapshot(b.store) == expected },
+            #expect(await waitUntil(timeout: .seconds(90)) { try snapshot(b.store) == expected },
                     "A: \(a.log.all.suffix(20)) B: \(b.log.all.suffix(20)) B has \((try? snapshot(b.store).count) ?? -1) of \(expected.count)")
             #expect(b["key.999"] == .integer(11_999))
             await a.stop()
@@ -242,9 +249,9 @@ struct FleetTests {
             try a.store.set(.integer(5), for: .raw("frozen"))
             // Local reads and writes go on; the push hangs until the deadline gives it up.
             #expect(a["frozen"] == .integer(5))
-            #expect(await eventually(timeout: .seconds(30)) { !a.sync.isConnected })
+            #expect(await waitUntil(timeout: .seconds(30)) { !a.sync.isConnected })
             for pid in frozen { kill(pid, SIGCONT) }
-            #expect(await eventually(timeout: .seconds(90)) { b["frozen"] == .integer(5) })
+            #expect(await waitUntil(timeout: .seconds(90)) { b["frozen"] == .integer(5) })
         }
     }
 
@@ -257,7 +264,7 @@ struct FleetTests {
             #expect(await a.connected())
             #expect(await b.connected())
             try a.store.set(.text("over TLS"), for: .raw("secure"))
-            #expect(await eventually { b["secure"] == .text("over TLS") })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["secure"] == .text("over TLS") })
             // Both syncs' connections are encrypted (psql's own is left out).
             let encrypted = try server.psql("""
                 SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
@@ -275,7 +282,7 @@ struct FleetTests {
             try a.store.set(.integer(1), for: .raw("nul\u{0}key"))
             try a.store.set(.integer(2), for: .raw("nul\u{0}key"))
             try a.store.set(.integer(3), for: .raw("plain"))
-            #expect(await eventually { b["plain"] == .integer(3) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["plain"] == .integer(3) })
             #expect(b["nul\u{0}key"] == nil)
             #expect(a.log.all.filter { $0.contains("NUL") }.count == 1)
         }

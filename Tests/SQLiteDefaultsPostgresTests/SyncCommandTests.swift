@@ -56,10 +56,10 @@ struct SyncCommandTests {
 
             let second = try Sidecar(database: path, arguments: ["--postgres", server.url(), "--ready"])
             #expect(await second.ready())
-            #expect(await eventually { (0..<50).allSatisfy { b["written.\($0)"] == .integer(Int64($0)) } })
+            #expect(await waitUntil(timeout: .seconds(60)) { (0..<50).allSatisfy { b["written.\($0)"] == .integer(Int64($0)) } })
             // And the other way, to the sidecar's file, observed by the store in this process.
             try b.store.set(.text("hello"), for: .raw("from.b"))
-            #expect(await eventually { ((try? store.entries()) ?? []).contains { $0.key == "from.b" } })
+            #expect(await waitUntil(timeout: .seconds(60)) { ((try? store.entries()) ?? []).contains { $0.key == "from.b" } })
 
             second.process.send(SIGTERM)
             let outcome = await second.process.wait(timeout: .seconds(30))
@@ -77,14 +77,16 @@ struct SyncCommandTests {
         let sidecar = try Sidecar(database: directory.database,
                                   arguments: ["--postgres", "postgres://postgres@127.0.0.1:\(port)/postgres"])
         #expect(await sidecar.errors.waitAsync(timeout: .seconds(60)) { $0.contains { $0.contains("retrying") } })
-        // Retries are quiet: still one line a while later.
+        // Retries are quiet. Pacing, not the proof: two seconds of back-off, so that several
+        // retries happen. The barrier is the sidecar's exit: once it has exited, it has written
+        // everything it ever will, and there is still one line.
         try await Task.sleep(for: .seconds(2))
-        #expect(sidecar.errors.all.count == 1, "\(sidecar.errors.all)")
-        #expect(sidecar.errors.all.first?.hasPrefix("prefs: ") == true)
         sidecar.process.send(SIGTERM)
         let outcome = await sidecar.process.wait(timeout: .seconds(30))
         #expect(outcome?.killedBySignal == false)
         #expect(outcome?.status == 0)
+        #expect(sidecar.errors.all.count == 1, "\(sidecar.errors.all)")
+        #expect(sidecar.errors.all.first?.hasPrefix("prefs: ") == true)
     }
 
     @Test("more sidecars than connection slots: each says within seconds that it is ready, or why not in PostgreSQL's words; the waiting ones say ready once a slot frees")
@@ -131,7 +133,7 @@ struct SyncCommandTests {
         try writer.set(.integer(1), for: .raw("while.stopped"))
         paused.process.send(SIGCONT)
         let pausedStore = try DefaultsStore(path: directory.path + "/m\(sidecars.firstIndex { $0 === paused } ?? 0).sqlite")
-        #expect(await eventually(timeout: .seconds(60)) { pausedStore.contains(.raw("while.stopped")) })
+        #expect(await waitUntil(timeout: .seconds(60)) { pausedStore.contains(.raw("while.stopped")) })
         for sidecar in waiting + [paused] {
             sidecar.process.send(SIGTERM)
             #expect(await sidecar.process.wait(timeout: .seconds(30))?.status == 0)

@@ -37,7 +37,7 @@ struct SyncReplacementTests {
             let first = try DefaultsStore(path: path)
             try first.set(.integer(1), for: .raw("shared"))
             try first.set(.integer(1), for: .raw("only.old"))
-            #expect(await eventually { b["shared"] == .integer(1) && b["only.old"] == .integer(1) })
+            #expect(await waitUntil(timeout: .seconds(60)) { b["shared"] == .integer(1) && b["only.old"] == .integer(1) })
             try first.close()
 
             let other = directory.path + "/other.sqlite"
@@ -49,16 +49,16 @@ struct SyncReplacementTests {
 
             #expect(await sidecar.errors.waitAsync(timeout: .seconds(30)) { $0.contains { $0.contains("replaced") } },
                     "\(sidecar.errors.all)")
-            #expect(await eventually { b["shared"] == .integer(2) && b["only.new"] == .text("new") }, "\(sidecar.errors.all)")
+            #expect(await waitUntil(timeout: .seconds(60)) { b["shared"] == .integer(2) && b["only.new"] == .text("new") }, "\(sidecar.errors.all)")
             // What only the fleet had reaches the new file.
             let reopened = try DefaultsStore(path: path)
-            #expect(await eventually { ((try? reopened.entries()) ?? []).contains { $0.key == "only.old" } })
+            #expect(await waitUntil(timeout: .seconds(60)) { ((try? reopened.entries()) ?? []).contains { $0.key == "only.old" } })
 
             // Later writes to the new file are pushed, and the fleet's reach it.
             try reopened.set(.integer(3), for: .raw("after"))
-            #expect(await eventually { b["after"] == .integer(3) }, "\(sidecar.errors.all)")
+            #expect(await waitUntil(timeout: .seconds(60)) { b["after"] == .integer(3) }, "\(sidecar.errors.all)")
             try b.store.set(.text("b"), for: .raw("from.b"))
-            #expect(await eventually { ((try? reopened.entries()) ?? []).contains { $0.key == "from.b" } })
+            #expect(await waitUntil(timeout: .seconds(60)) { ((try? reopened.entries()) ?? []).contains { $0.key == "from.b" } })
 
             sidecar.process.send(SIGTERM)
             let outcome = await sidecar.process.wait(timeout: .seconds(30))

@@ -213,11 +213,6 @@ final class LastValues: Sendable {
 
     /// Waits (politely, with a deadline) until `condition` holds for the values heard.
     func wait(timeout: Duration = .seconds(20), until condition: ([String: String]) -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition(values.withLock { $0 }) { return true }
-            usleep(10_000)
-        }
-        return condition(values.withLock { $0 })
+        waitBlocking(timeout: timeout) { condition(values.withLock { $0 }) }
     }
 }

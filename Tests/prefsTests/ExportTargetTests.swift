@@ -11,7 +11,7 @@ import Musl
 import Darwin
 #endif
 
-/// `export FILE` writes what FILE names without replacing what FILE is (issue #20): a link is
+/// `export FILE` writes what FILE names without replacing what FILE is: a link is
 /// written through to its target, a FIFO or device is written as a stream, a directory refused.
 @Suite("export FILE: what the path is")
 struct ExportTargetTests {

@@ -12,7 +12,7 @@ import Darwin
 #endif
 
 /// Output that does not arrive must not end in success: every command that prints checks
-/// each write and exits non-zero with one line on standard error when it fails (issue #20).
+/// each write and exits non-zero with one line on standard error when it fails.
 @Suite("Failed output writes")
 struct OutputFailureTests {
     /// A database with a few keys of every class.

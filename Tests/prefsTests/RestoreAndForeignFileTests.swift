@@ -11,7 +11,7 @@ struct RestoreAndForeignFileTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
-    /// The reproduction, command for command: import, back up, import more, a watcher
+    /// A restore as a user does it, command for command: import, back up, import more, a watcher
     /// holds the file, a write, the watcher is killed, the backup is moved back.
     @Test("a backup moved over a file whose watcher was killed reads as the backup; its stale -wal is kept aside")
     func restoreWithMove() async throws {

@@ -2,6 +2,7 @@
 import ChildProcesses
 import Foundation
 import SQLiteDefaults
+import SQLiteDefaultsTesting
 import Synchronization
 import Testing
 
@@ -165,12 +166,12 @@ final class LineCollector: Sendable {
     /// The first line that matches, waiting up to `timeout` for it (no fixed sleeps: it
     /// returns as soon as the line is there).
     func wait(timeout: Duration = .seconds(10), for matches: (String) -> Bool) async -> String? {
-        let deadline = ContinuousClock.now + timeout
-        repeat {
-            if let line = lines.withLock({ $0.first(where: matches) }) { return line }
-            try? await Task.sleep(for: .milliseconds(5))
-        } while ContinuousClock.now < deadline
-        return lines.withLock { $0.first(where: matches) }
+        var found: String?
+        try? await eventually(timeout: timeout) {
+            found = lines.withLock { $0.first(where: matches) }
+            return found != nil
+        }
+        return found
     }
 }
 

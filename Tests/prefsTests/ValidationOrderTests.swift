@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Arguments are checked before anything is opened: a refused command leaves no database
-/// behind (issue #20).
+/// behind.
 @Suite("Arguments checked before opening")
 struct ValidationOrderTests {
     @Test("an empty key is refused before the database is created", arguments: [

@@ -11,7 +11,7 @@ import Darwin
 #endif
 
 /// `prefs watch` never keeps running deaf: it follows a database file replaced at its path,
-/// and a watcher that was stopped hears what committed meanwhile (issue #20).
+/// and a watcher that was stopped hears what committed meanwhile.
 @Suite("watch follows its file", .requiresSQLiteShell)
 struct WatchFollowTests {
     @Test("a database moved over the watched one: one stderr line, the differing keys, then later changes")

@@ -14,7 +14,7 @@ enum HistoryLog {
     static let valueLimit = 16_384
     /// The number of changes kept when the file says nothing else.
     static let defaultKept = 10_000
-    /// The range of ``DefaultsStore/setHistoryLength(_:)``.
+    /// The range of ``DefaultsStore/setHistoryRetention(_:)``.
     static let keptRange = 100...10_000_000
 
     /// One row of the log as history shows it.

@@ -21,7 +21,7 @@ extension DefaultsStore {
     /// invisible to the log's triggers, so its changes may be one entry per statement. Each
     /// entry's ``DefaultsHistoryEntry/value`` says what the change left: the value, or that the
     /// row was removed, that the value was too large to keep, or that it does not decode as
-    /// `Value` (written by another client; kept as stored). The file keeps at least its newest ``historyLength()`` changes.
+    /// `Value` (written by another client; kept as stored). The file keeps at least its newest ``historyRetention`` changes.
     ///
     /// - Parameters:
     ///   - key: the key.
@@ -57,25 +57,31 @@ extension DefaultsStore {
         try core.history(keys: keys, limit: limit).map { Self.historyEntry($0) { $0 } }
     }
 
-    /// How many changes the file keeps at least (10,000 unless ``setHistoryLength(_:)`` said
-    /// otherwise): a setting of the file, shared by every process that writes it. Older
+    /// How many changes the file keeps at least (10,000 unless ``setHistoryRetention(_:)``
+    /// said otherwise): a setting of the file, shared by every process that writes it. Older
     /// entries are deleted now and then, by whichever store writes.
-    /// - Returns: the number of changes kept.
+    ///
+    /// ```swift
+    /// print(try store.historyRetention)   // 10000
+    /// ```
+    ///
+    /// A property that reads the file (hence `throws`); it is set with
+    /// ``setHistoryRetention(_:)``, because a setter cannot throw.
     /// - Throws: ``DefaultsError`` — `.closed`, or a SQLite failure reading the file.
-    public func historyLength() throws -> Int {
-        try core.historyLength()
+    public var historyRetention: Int {
+        get throws { try core.historyLength() }
     }
 
     /// Sets how many changes the file keeps at least, for every process that writes it.
     ///
     /// ```swift
-    /// try store.setHistoryLength(100_000)
+    /// try store.setHistoryRetention(100_000)
     /// ```
     ///
     /// - Parameter count: between 100 and 10,000,000.
     /// - Throws: ``DefaultsError`` — `.invalidConfiguration` out of that range, `.readOnly`,
     ///   `.closed`, `.busy`, or a SQLite failure writing the file.
-    public func setHistoryLength(_ count: Int) throws {
+    public func setHistoryRetention(_ count: Int) throws {
         try core.setHistoryLength(count)
     }
 

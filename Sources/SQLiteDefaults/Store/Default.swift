@@ -77,7 +77,7 @@ public struct Default<Value: Sendable>: Sendable {
     ///
     /// ```swift
     /// let token = $username.observe { change in print(change.newValue) }
-    /// for await name in $username.updates { print(name) }
+    /// for await name in $username.updates() { print(name) }
     /// ```
     public var projectedValue: Default<Value> { self }
 
@@ -97,9 +97,16 @@ public struct Default<Value: Sendable>: Sendable {
     /// ``DefaultsStore/updates(_:initial:)``.
     ///
     /// ```swift
-    /// for await name in $username.updates { print(name) }
+    /// for await name in $username.updates() { print(name) }
     /// ```
-    public var updates: AsyncStream<Value> { store.updates(key) }
+    ///
+    /// Each call registers a new listener and returns a new sequence (an `AsyncStream` has one
+    /// consumer): call it once per loop. Ending the loop or cancelling its task unregisters it.
+    ///
+    /// - Parameter initial: whether the sequence starts with the current value (the default)
+    ///   or with the next change.
+    /// - Returns: a sequence of the key's values.
+    public func updates(initial: Bool = true) -> AsyncStream<Value> { store.updates(key, initial: initial) }
 }
 
 // `@Default("key") var x = value`: one initializer per combination of the three ways a type

@@ -85,7 +85,7 @@ extension DefaultsStore {
     ///     try await DefaultsStore.withStandard(try .inMemory()) {
     ///         @Default("count") var count = 0
     ///         count = 1
-    ///         for await value in $count.updates { #expect(value == 1); break }
+    ///         for await value in $count.updates() { #expect(value == 1); break }
     ///     }
     /// }
     /// ```

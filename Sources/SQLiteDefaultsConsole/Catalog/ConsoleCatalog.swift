@@ -89,7 +89,7 @@ struct ConsoleCatalog: Sendable {
     /// smaller), from one backwards read of the history.
     /// - Throws: `DefaultsError` when the history cannot be read.
     func lastChanges() throws -> [String: DefaultsHistoryEntry<SQLiteValue>] {
-        let window = min(try store.historyLength(), Self.lastChangeWindow)
+        let window = min(try store.historyRetention, Self.lastChangeWindow)
         var newest: [String: DefaultsHistoryEntry<SQLiteValue>] = [:]
         for change in try store.history(keys: nil, limit: window) where newest[change.key] == nil {
             newest[change.key] = change

@@ -15,7 +15,7 @@ struct DefaultPropertyWrapperTests {
         let store = try DefaultsStore.inMemory()
         let greeter = Greeter(store: store)
         #expect(greeter.name == "Guest")
-        var updates = greeter.$name.updates.makeAsyncIterator()
+        var updates = greeter.$name.updates().makeAsyncIterator()
         #expect(await updates.next() == "Guest")
         greeter.rename("Ada")
         #expect(store[.name] == "Ada")

@@ -4,7 +4,7 @@ import Foundation
 @testable import SQLiteDefaults
 import Testing
 
-// `@AppStorage`'s own shape (DESIGN "`@AppStorage`'s own shape", issue #15). None of these
+// `@AppStorage`'s own shape (DESIGN "`@AppStorage`'s own shape"). None of these
 // tests may touch the test process's own standard store (it would be the user's
 // ~/.config/<test bundle>/defaults.sqlite): every access without a store runs inside
 // `DefaultsStore.withStandard`, and the process-wide standard store is exercised in a child
@@ -261,7 +261,7 @@ struct AppStorageShapeTests {
         let store = try DefaultsStore.inMemory()
         try await DefaultsStore.withStandard(store) {
             let settings = AppStorageSettings()
-            var updates = settings.$username.updates.makeAsyncIterator()
+            var updates = settings.$username.updates().makeAsyncIterator()
             #expect(await updates.next() == "Anonymous")
             let seen = Collected<String>()
             let token = settings.$username.observe { seen.append($0.newValue) }

@@ -3,7 +3,7 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-/// Bad input to the second edition's new API: `close()` where it cannot work, and
+/// Misuse of the lifecycle API: `close()` where it cannot work, and
 /// configuration values out of range beyond the safety poll and the value length.
 @Suite("Lifecycle and configuration misuse")
 struct LifecycleMisuseTests {

@@ -32,7 +32,7 @@ struct HistoryPruningByOthersTests {
     @Test func aStoreWatchingPrunesWhatSQLClientsLogged() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.setHistoryLength(100)
+        try store.setHistoryRetention(100)
         let seen = Collected<String?>()
         let token = store.observe(marker) { seen.append($0.newValue) }
         defer { token.cancel() }
@@ -50,7 +50,7 @@ struct HistoryPruningByOthersTests {
     /// read-only one) brings the log back to its length before `init` returns.
     @Test func openingPrunesWhatGrewWhileNoStoreWasOpen() throws {
         let directory = try TemporaryDirectory()
-        try DefaultsStore(path: directory.database).setHistoryLength(100)
+        try DefaultsStore(path: directory.database).setHistoryRetention(100)
         try sqlWrites(directory.database, count: 500)
         let grown = try logSpan(directory.database)
         #expect(grown > 500)
@@ -72,7 +72,7 @@ struct HistoryPruningByOthersTests {
     @Test func aRestoredLongLogIsPrunedByTheWatchingStore() async throws {
         let directory = try TemporaryDirectory()
         let backup = directory.path + "/backup.sqlite"
-        try DefaultsStore(path: directory.database).setHistoryLength(100)
+        try DefaultsStore(path: directory.database).setHistoryRetention(100)
         try sqlWrites(directory.database, count: 300)
         try sqlite3(directory.database, ".backup '\(backup)'")
         let store = try DefaultsStore(path: directory.database)
@@ -94,7 +94,7 @@ struct HistoryPruningByOthersTests {
         try sqlWrites(directory.database, count: 200)
         let before = try logSpan(directory.database)
         let store = try DefaultsStore(path: directory.database)
-        #expect(try store.historyLength() == 10_000)
+        #expect(try store.historyRetention == 10_000)
         #expect(try logSpan(directory.database) == before)
     }
 
@@ -107,7 +107,7 @@ struct HistoryPruningByOthersTests {
         var unwatched = DefaultsStore.Configuration()
         unwatched.externalChangeDetection = .off
         let writer = try DefaultsStore(path: directory.database, configuration: unwatched)
-        try writer.setHistoryLength(100)
+        try writer.setHistoryRetention(100)
         try sqlWrites(directory.database, count: 300)
         let grown = try logSpan(directory.database)
         let started = ContinuousClock.now
@@ -143,7 +143,7 @@ struct HistoryPruningByOthersTests {
     @Test func closingWhilePruningLeavesAWholeFile() throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.setHistoryLength(100)
+        try store.setHistoryRetention(100)
         try sqlWrites(directory.database, count: 400)
         try store.close()
         #expect(try sqlite3(directory.database, "PRAGMA integrity_check") == "ok")

@@ -131,11 +131,6 @@ struct DeclaredKeyEnforcementTests {
     }
 
     private func waitForExternal(_ condition: () -> Bool) throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            usleep(2_000)
-        }
-        return condition()
+        waitBlocking(timeout: .seconds(15), condition)
     }
 }

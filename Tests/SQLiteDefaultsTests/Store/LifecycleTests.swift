@@ -1,11 +1,12 @@
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
+import SQLiteDefaultsTesting
 import Testing
 
 /// DESIGN "Lifecycle": `close()`, `isClosed`, `.closed`; releasing a store anywhere, its own
-/// delivery thread included, is safe and leaves no thread or descriptor behind (issue #10,
-/// findings 8 and 10).
+/// delivery thread included, is safe and leaves no thread or descriptor behind; bad
+/// configuration is refused when the store opens.
 @Suite("Lifecycle: close, isClosed, release on any thread", .requiresSQLiteShell)
 struct LifecycleTests {
     let directory: TemporaryDirectory
@@ -81,7 +82,7 @@ struct LifecycleTests {
     }
 
     @Test("lifecycle: no observer is called after close() returns")
-    func noObserverCalledAfterClose() throws {
+    func noObserverCalledAfterClose() async throws {
         let store = try DefaultsStore(path: directory.database)
         let writer = try DefaultsStore(path: directory.database)
         let witness = try DefaultsStore(path: directory.database)
@@ -96,8 +97,12 @@ struct LifecycleTests {
         let (witnessToken, witnessed) = collect(witness, .name)
         writer[.name] = "after close"
         try runHelper("set-string", directory.database, "name", "from process")
-        #expect(witnessed.wait { $0.map(\.value).contains("from process") })
-        usleep(300_000)  // anything still in flight had time to arrive
+        // The barrier: a marker from the last writer, after the changes the closed store must not
+        // announce. Once the witness heard it, both changes were committed and delivered before it.
+        let witnessedKeys = DefaultsChangeCollector(witness)
+        try runHelper("set-string", directory.database, "marker", "after both")
+        try await witnessedKeys.waitFor(key: "marker", value: .text("after both"), timeout: .seconds(30))
+        #expect(witnessed.all.map(\.value).contains("from process"))
         #expect(perKey.count == perKeyAtClose, "per-key observer called after close: \(perKey.all)")
         #expect(allKeys.count == allKeysAtClose, "all-key observer called after close: \(allKeys.all)")
         withExtendedLifetime((tokens, witnessToken)) {}
@@ -140,7 +145,7 @@ struct LifecycleTests {
     }
 
     @Test("lifecycle: close() inside the store's own observer callback")
-    func closeInsideItsOwnCallback() throws {
+    func closeInsideItsOwnCallback() async throws {
         let store = try DefaultsStore(path: directory.database)
         let writer = try DefaultsStore(path: directory.database)
         let calls = Collected<String>()
@@ -155,7 +160,11 @@ struct LifecycleTests {
         #expect(store.isClosed)
         writer[.name] = "after"
         store[.name] = "refused"
-        usleep(300_000)
+        // The barrier: a witness on the file hears the writer's marker, written after "after";
+        // changes are announced in commit order, so "after" reached every open store before it.
+        let witnessed = DefaultsChangeCollector(try DefaultsStore(path: directory.database))
+        writer[DefaultsKey<Bool>("marker", default: false)] = true
+        try await witnessed.waitFor(key: "marker", value: .integer(1), timeout: .seconds(30))
         #expect(calls.all == ["external"])
         #expect(store.lastReportedError?.code == .closed)
 
@@ -170,12 +179,14 @@ struct LifecycleTests {
         #expect(localCalls.wait(count: 1))
         #expect(local.isClosed)
         #expect(throws: DefaultsError.self) { try local.set(2, for: .count) }
-        usleep(100_000)
+        // Nothing to wait for: the refused write committed nothing (the file still says 1), and the
+        // one delivery that could call the observer is the one that closed the store.
+        #expect(try DefaultsStore(path: directory.database)[.count] == 1)
         #expect(localCalls.all == [1])
         withExtendedLifetime((token, localToken)) {}
     }
 
-    @Test("finding 8: a store released on its own delivery thread, 50 times, leaves no thread or descriptor behind")
+    @Test("lifecycle: a store released on its own delivery thread, 50 times, leaves no thread or descriptor behind")
     func releaseInsideItsOwnCallback() throws {
         // In a separate process: 50 rounds each of a store dropping its last reference inside an
         // external-change callback, inside a local-change callback, and closing itself in each.
@@ -189,7 +200,7 @@ struct LifecycleTests {
         #expect(numbers[5] == 200)
     }
 
-    @Test("finding 10: the safety poll interval and maximumValueLength are validated (.invalidConfiguration)")
+    @Test("lifecycle: a safety poll interval or maximumValueLength out of range is refused with .invalidConfiguration")
     func invalidConfigurationIsRefused() throws {
         for interval in [Duration.zero, .seconds(-1), .milliseconds(-5)] {
             var configuration = DefaultsStore.Configuration()

@@ -3,17 +3,17 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-/// Finding 9 of the engine's second edition: when SQLite abandons a transaction because a
+/// When SQLite abandons a transaction because a
 /// *read* inside it failed (an I/O, full-disk or memory error rolls the whole transaction
-/// back), the rest of the body must fail too — before, the subscript getter swallowed the
-/// error and the next write ran in autocommit and committed on its own.
+/// back), the rest of the body must fail too: a getter that swallowed the error would let the
+/// next write run in autocommit and commit on its own.
 ///
 /// The memory error is real: SQLite's hard heap limit makes reading a 4 MB row fail with
 /// SQLITE_NOMEM, which rolls back the open transaction. The limit is process-wide, so the
 /// scenario runs in an exit test (a child process of its own).
 @Suite("Abandoned transactions")
 struct AbandonedTransactionTests {
-    @Test("finding 9: a read that makes SQLite abandon the transaction fails the rest of it; nothing commits piecemeal")
+    @Test("a read that makes SQLite abandon the transaction fails the rest of it; nothing commits piecemeal")
     func abandonedByAFailedRead() async {
         await #expect(processExitsWith: .success) {
             let directory = FileManager.default.temporaryDirectory

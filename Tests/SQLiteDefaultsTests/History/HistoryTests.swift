@@ -241,11 +241,11 @@ struct HistoryTests {
     @Test func theLengthKeptIsASettingOfTheFile() throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        #expect(try store.historyLength() == 10_000)
-        try store.setHistoryLength(150)
-        #expect(code(of: { try store.setHistoryLength(99) }) == .invalidConfiguration)
+        #expect(try store.historyRetention == 10_000)
+        try store.setHistoryRetention(150)
+        #expect(code(of: { try store.setHistoryRetention(99) }) == .invalidConfiguration)
         let other = try DefaultsStore(path: directory.database)
-        #expect(try other.historyLength() == 150)
+        #expect(try other.historyRetention == 150)
         for value in 1...2_500 { try other.set(value, for: timeout) }
         let kept = try store.history(for: timeout, limit: 10_000)
         #expect(kept.count >= 150 && kept.count <= 1_150)
@@ -255,7 +255,7 @@ struct HistoryTests {
 
     @Test func manyShortLivedWritersStillPruneTheLog() throws {
         let directory = try TemporaryDirectory()
-        try DefaultsStore(path: directory.database).setHistoryLength(100)
+        try DefaultsStore(path: directory.database).setHistoryRetention(100)
         // Each store writes a few times and goes away: none reaches 1,000 commits of its own.
         for round in 0..<150 {
             let store = try DefaultsStore(path: directory.database)
@@ -268,7 +268,7 @@ struct HistoryTests {
     @Test(.slowTier) func pruningWhileAnotherProcessReadsHistory() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.setHistoryLength(100)
+        try store.setHistoryRetention(100)
         try store.set(0, for: timeout)
         let reader = try RunningHelper(["read-history", directory.database, "400"])
         var value = 0

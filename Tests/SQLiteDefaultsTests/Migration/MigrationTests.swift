@@ -5,8 +5,10 @@ import Testing
 
 @Suite("Migrations: the files in Migrations/ are what runs", .requiresSQLiteShell)
 struct MigrationTests {
+    // Tests/SQLiteDefaultsTests/Migration/MigrationTests.swift → the package's Migrations/.
     static let migrationsDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("Migrations")
 
     @Test func embeddedMigrationsAreTheFilesVerbatim() throws {

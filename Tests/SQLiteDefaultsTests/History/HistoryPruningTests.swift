@@ -14,7 +14,7 @@ struct HistoryPruningTests {
     private func storeKeeping100() throws -> (TemporaryDirectory, DefaultsStore) {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.setHistoryLength(100)
+        try store.setHistoryRetention(100)
         return (directory, store)
     }
 
@@ -137,7 +137,7 @@ struct HistoryPruningTests {
         try store.set(2, for: first)
         try sqlite3(directory.database, ".restore '\(backup)'")
         #expect(try sqlite3(directory.database, "PRAGMA user_version") == "8")
-        try store.setHistoryLength(100)
+        try store.setHistoryRetention(100)
         for round in 1...1_000 {
             try store.transaction { tx in
                 try tx.set(round * 2, for: second)

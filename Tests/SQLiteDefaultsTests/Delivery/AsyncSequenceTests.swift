@@ -1,6 +1,7 @@
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
+import SQLiteDefaultsTesting
 import Testing
 
 @Suite("AsyncSequences", .requiresSQLiteShell)
@@ -9,27 +10,29 @@ struct AsyncSequenceTests {
     init() throws { directory = try TemporaryDirectory() }
 
     @Test func updatesYieldsTheCurrentValueThenEachChangeWithoutDuplicates() async throws {
-        let store = try DefaultsStore(path: directory.database)
+        let temporary = try TemporaryDefaultsStore()
+        let store = temporary.store
         store[.count] = 1
-        var iterator = store.updates(.count).makeAsyncIterator()
-        #expect(await iterator.next() == 1)
+        let values = DefaultsChangeCollector(store.updates(.count))
+        #expect(try await values.next() == 1)
         store[.count] = 2
         store[.count] = 2          // same value: nothing
         store[.count] = 3
-        try sqlite3(directory.database, "UPDATE defaults SET value = 4 WHERE key = 'count'")
-        #expect(await iterator.next() == 2)
-        #expect(await iterator.next() == 3)
-        #expect(await iterator.next() == 4)
+        try sqlite3(temporary.path, "UPDATE defaults SET value = 4 WHERE key = 'count'")
+        #expect(try await values.next() == 2)
+        #expect(try await values.next() == 3)
+        #expect(try await values.next() == 4)
         try store.remove(.count)
-        #expect(await iterator.next() == 0)
+        #expect(try await values.next() == 0)
     }
 
     @Test func updatesWithoutInitialValue() async throws {
         let store = try DefaultsStore.inMemory()
         store[.name] = "before"
-        var iterator = store.updates(.name, initial: false).makeAsyncIterator()
+        let values = DefaultsChangeCollector(store.updates(.name, initial: false))
         store[.name] = "after"
-        #expect(await iterator.next() == "after")
+        #expect(try await values.next() == "after")
+        #expect(values.all == ["after"])
     }
 
     @Test func changesYieldsEveryKeyInCommitOrderAndBuffersForSlowConsumers() async throws {

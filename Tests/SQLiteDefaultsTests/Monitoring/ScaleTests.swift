@@ -3,11 +3,11 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-/// DESIGN "One monitor per process" (issue #10, finding 1: the 129th store failed to open,
-/// one inotify instance per store against the kernel's 128 per user).
+/// DESIGN "One monitor per process": one inotify instance for every store of a process, so
+/// the kernel's 128 instances per user never cap how many stores can open.
 @Suite("Scale: one monitor per process", .slowTier, .requiresSQLiteShell)
 struct ScaleTests {
-    @Test("finding 1: 10,000 stores on distinct files open in one process with bounded threads and one inotify instance",
+    @Test("10,000 stores on distinct files open in one process with bounded threads and one inotify instance",
           .timeLimit(.minutes(10)),
           .disabled(if: monitorForcedToPoll, "SQLITEDEFAULTS_MONITOR=polling: counts inotify instances, and 10,000 polled stores would cost 100,000 looks a second"))
     func tenThousandStoresInOneProcess() async throws {
