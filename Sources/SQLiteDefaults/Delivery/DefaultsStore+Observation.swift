@@ -26,7 +26,7 @@ extension DefaultsStore {
             let value = stored.flatMap { try? codec.decode($0) } ?? defaultValue
             handler(DefaultsChange(key: name, newValue: value, origin: origin, writer: writer))
         }
-        return DefaultsObservation { [weak core] in core?.registry.remove(observer) }
+        return DefaultsObservation { [weak core] in core?.removeObserver(observer) }
     }
 
     /// Calls `handler` after every committed change of any key, in commit order, with the
@@ -37,7 +37,7 @@ extension DefaultsStore {
         let observer = core.addObserver(key: nil) { name, stored, origin, writer in
             handler(DefaultsKeyChange(key: name, origin: origin, newValue: stored, writer: writer))
         }
-        return DefaultsObservation { [weak core] in core?.registry.remove(observer) }
+        return DefaultsObservation { [weak core] in core?.removeObserver(observer) }
     }
 
     /// The key's value now (unless `initial` is false), then its value after every committed
@@ -70,7 +70,7 @@ extension DefaultsStore {
                 lastYielded = .some(stored)
                 continuation.yield(stored.flatMap { try? codec.decode($0) } ?? defaultValue)
             }
-            return DefaultsObservation { [weak core] in core?.registry.remove(observer) }
+            return DefaultsObservation { [weak core] in core?.removeObserver(observer) }
         }
         continuation.onTermination = { _ in token.cancel() }
         return stream
@@ -90,7 +90,7 @@ extension DefaultsStore {
         let observer = core.addObserver(key: nil, onStoreClosed: { continuation.finish() }) { name, stored, origin, writer in
             continuation.yield(DefaultsKeyChange(key: name, origin: origin, newValue: stored, writer: writer))
         }
-        let token = DefaultsObservation { [weak core] in core?.registry.remove(observer) }
+        let token = DefaultsObservation { [weak core] in core?.removeObserver(observer) }
         continuation.onTermination = { _ in token.cancel() }
         return stream
     }

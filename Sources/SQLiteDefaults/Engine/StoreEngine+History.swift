@@ -11,17 +11,17 @@ extension StoreEngine {
         return try withConnection { connection in
             try connection.readConsistently {
                 // A read-only store on a file no writer has migrated yet: nothing was kept.
-                let version = try Migrator.currentVersion(of: connection.database)
-                guard version >= HistoryLog.historyVersion else { return [] }
+                let version = try SchemaVersion.of(connection.database)
+                guard version.hasHistory else { return [] }
                 return try HistoryLog.rows(connection.database, keys: keys, limit: limit, before: before,
-                                           identity: version >= HistoryLog.identityVersion)
+                                           identity: version.recordsWriterIdentity)
             }
         }
     }
 
     func historyLength() throws -> Int {
         try withConnection { connection in
-            guard try Migrator.currentVersion(of: connection.database) >= HistoryLog.historyVersion else { return HistoryLog.defaultKept }
+            guard try SchemaVersion.of(connection.database).hasHistory else { return HistoryLog.defaultKept }
             return try HistoryLog.kept(connection.database)
         }
     }

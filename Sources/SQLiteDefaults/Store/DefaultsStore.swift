@@ -256,7 +256,7 @@ public final class DefaultsStore: Sendable {
     ///   transaction cannot begin or commit (`.busy`, `.diskFull`, …).
     @discardableResult
     public func transaction<Result>(_ body: (DefaultsTransaction) throws -> Result) throws -> Result {
-        try core.transaction { _ in
+        try core.transaction {
             let transaction = DefaultsTransaction(core: core)
             defer { transaction.end() }
             let result = try body(transaction)
