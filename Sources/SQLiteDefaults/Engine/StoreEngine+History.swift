@@ -3,6 +3,9 @@ import Foundation
 /// History: the change log's entries with their values, times and writers, read in one
 /// snapshot, and the number of changes the file keeps.
 extension StoreEngine {
+    /// The largest TEXT or BLOB whose value the history keeps (``DefaultsStore/historyValueLimit``).
+    static var historyValueLimit: Int { HistoryLog.valueLimit }
+
     func history(keys: [String]?, limit: Int, before: Int64? = nil) throws -> [HistoryLog.Row] {
         guard limit >= 0 else {
             throw DefaultsError(.misuse, "a history limit must not be negative (it was \(limit))")

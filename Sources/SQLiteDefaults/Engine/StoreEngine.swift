@@ -38,7 +38,10 @@ final class StoreEngine: Sendable {
     /// Commits, external changes and the monitor's looks, for swift-metrics.
     let metrics: EngineMetrics
 
+    /// - Parameter path: the database file as the user named it (relative to the current
+    ///   directory, or absolute), or nil for memory.
     init(path: String?, configuration: DefaultsStore.Configuration) throws {
+        let path = path.map(FileSetup.absolutePath)
         try configuration.validate()
         try SQLiteLibrary.checkSupported()
         var configuration = configuration

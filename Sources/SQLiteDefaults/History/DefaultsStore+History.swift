@@ -4,7 +4,7 @@ extension DefaultsStore {
     /// TEXT and BLOB values up to this many bytes are kept whole in the history; a larger one
     /// (a 10 MB document, say) is kept by its size alone (``DefaultsHistoryEntry/omittedByteCount``),
     /// so the history costs at most the kept length × this many bytes of file.
-    public static let historyValueLimit = HistoryLog.valueLimit
+    public static let historyValueLimit = StoreEngine.historyValueLimit
 
     /// The key's newest committed changes, newest first, by whoever made them: this process,
     /// another one, a SQL client, the fleet.

@@ -7,13 +7,14 @@
 /// observers). Valid only inside ``DefaultsStore/replicaTransaction(_:)``.
 package final class ReplicaTransaction {
     private let engine: StoreEngine
-    private let connection: StoreConnection
+    /// The transaction's connection, opaque here: only the engine's replication methods use it.
+    private let session: ReplicaSession
     private let readOnly: Bool
     private var isOpen = true
 
-    init(engine: StoreEngine, connection: StoreConnection, readOnly: Bool = false) {
+    init(engine: StoreEngine, session: ReplicaSession, readOnly: Bool = false) {
         self.engine = engine
-        self.connection = connection
+        self.session = session
         self.readOnly = readOnly
     }
 
@@ -29,7 +30,7 @@ package final class ReplicaTransaction {
     /// - Throws: ``DefaultsError`` when reading fails.
     package func row(_ key: String) throws -> SQLiteValue? {
         try checkOpen()
-        return try engine.replicaRow(key, on: connection)
+        return try engine.replicaRow(key, on: session)
     }
 
     /// Writes (or, for `nil`, deletes) the key's row through the store's write path: the
@@ -42,7 +43,7 @@ package final class ReplicaTransaction {
         guard !readOnly else {
             throw DefaultsError(.misuse, "a replicator wrote inside a read transaction")
         }
-        try engine.replicaWrite(key, value, writer: writer, on: connection)
+        try engine.replicaWrite(key, value, writer: writer, on: session)
     }
 
     /// Why the key's declaration refuses `value` (one sentence naming the key and the declared
@@ -60,7 +61,7 @@ package final class ReplicaTransaction {
     /// - Throws: ``DefaultsError`` when reading the declaration fails.
     package func declaration(for key: String) throws -> DefaultsDeclaration? {
         try checkOpen()
-        return try engine.replicaDeclaration(for: key, on: connection)
+        return try engine.replicaDeclaration(for: key, on: session)
     }
 
     // MARK: The fleet's local tables
@@ -88,56 +89,56 @@ package final class ReplicaTransaction {
     /// Every row of `defaults_fleet_state` (one once joined, none before).
     package func fleetStates() throws -> [FleetState] {
         try checkOpen()
-        return try engine.onReplicaConnection(connection) { try $0.fleetStates() }
+        return try engine.onReplicaConnection(session) { try $0.fleetStates() }
     }
 
     /// Records that this file is in step with `fleet` up to `position` (the only row).
     package func setFleetState(fleet: String, position: Int64) throws {
         try checkWritable()
-        try engine.onReplicaConnection(connection) { try $0.setFleetState(fleet: fleet, position: position) }
+        try engine.onReplicaConnection(session) { try $0.setFleetState(fleet: fleet, position: position) }
     }
 
     /// Forgets every shadow and the fleet's state: the file joins a fleet as new.
     package func forgetFleet() throws {
         try checkWritable()
-        try engine.onReplicaConnection(connection) { try $0.forgetShadows(); try $0.forgetFleetState() }
+        try engine.onReplicaConnection(session) { try $0.forgetShadows(); try $0.forgetFleetState() }
     }
 
     /// Forgets every shadow (a file put in place of the one the sync had).
     package func forgetShadows() throws {
         try checkWritable()
-        try engine.onReplicaConnection(connection) { try $0.forgetShadows() }
+        try engine.onReplicaConnection(session) { try $0.forgetShadows() }
     }
 
     /// The key's shadow, or nil when this file never heard of the key from the fleet.
     package func shadow(of key: String) throws -> Shadow? {
         try checkOpen()
-        return try engine.onReplicaConnection(connection) { try $0.shadow(of: key) }
+        return try engine.onReplicaConnection(session) { try $0.shadow(of: key) }
     }
 
     /// Sets the key's shadow to `value` (nil: removed in the fleet's table) at `version`.
     package func setShadow(_ key: String, _ value: SQLiteValue?, version: Int64) throws {
         try checkWritable()
-        try engine.onReplicaConnection(connection) { try $0.setShadow(key, value, version: version) }
+        try engine.onReplicaConnection(session) { try $0.setShadow(key, value, version: version) }
     }
 
     /// Removes the key's shadow.
     package func removeShadow(_ key: String) throws {
         try checkWritable()
-        try engine.onReplicaConnection(connection) { try $0.removeShadow(key) }
+        try engine.onReplicaConnection(session) { try $0.removeShadow(key) }
     }
 
     /// Every shadow's version, by key.
     package func shadowVersions() throws -> [String: Int64] {
         try checkOpen()
-        return try engine.onReplicaConnection(connection) { try $0.shadowVersions() }
+        return try engine.onReplicaConnection(session) { try $0.shadowVersions() }
     }
 
     /// Every key that has a row here or a present shadow, with both, sorted by key (as SQLite
     /// orders key bytes): where the file and the fleet's table may differ.
     package func rowsBesideShadows() throws -> [RowBesideShadow] {
         try checkOpen()
-        return try engine.onReplicaConnection(connection) { try $0.rowsBesideShadows() }
+        return try engine.onReplicaConnection(session) { try $0.rowsBesideShadows() }
     }
 
     private func checkWritable() throws {

@@ -38,7 +38,7 @@ public final class DefaultsStore: Sendable {
     ///   - path: the database file; relative paths are taken from the current directory.
     ///   - configuration: how the store opens and runs the database.
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        core = try StoreEngine(path: FileSetup.absolutePath(path), configuration: configuration)
+        core = try StoreEngine(path: path, configuration: configuration)
         core.start()
     }
 
