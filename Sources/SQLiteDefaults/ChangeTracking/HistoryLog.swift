@@ -9,7 +9,10 @@ import Foundation
 /// thread holding it.
 enum HistoryLog {
     /// TEXT and BLOB values up to this many bytes are kept whole; larger ones by size only.
-    /// The same number is written into the triggers of migrations 0007 and 0008.
+    /// The same number is written into the triggers of migrations 0007 and 0008: SQLite has no
+    /// named constant a trigger can read without a lookup on every write (a view or a settings
+    /// row costs a subquery per `set`; see `Migrations/schema.sql`'s header), so the SQL keeps its
+    /// own copy, and HistoryTests checks both sides of the boundary against this one.
     static let valueLimit = 16_384
     /// The number of changes kept when the file says nothing else.
     static let defaultKept = 10_000
