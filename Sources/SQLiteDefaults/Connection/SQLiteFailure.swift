@@ -20,9 +20,6 @@ struct SQLiteFailure: Error, Sendable {
     let systemErrno: Int32
     /// True when the connection itself could not be opened.
     let isOpening: Bool
-
-    /// SQLite's primary result code (the low byte of ``code``).
-    var primaryCode: Int32 { code & 0xFF }
 }
 
 /// What the owner of a connection makes of its failures.

@@ -125,9 +125,6 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
-    /// The number of columns a row of this statement has.
-    var columnCount: Int32 { sqlite3_column_count(handle) }
-
     /// Whether the column of the current row is SQL NULL.
     func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
@@ -136,9 +133,6 @@ final class Statement {
 
     /// The column as text; nil when it is NULL.
     func optionalText(at column: Int32) -> String? { isNull(at: column) ? nil : text(at: column) }
-
-    /// Every column of the current row.
-    func row() -> [SQLiteValue] { (0..<columnCount).map { value(at: $0) } }
 
     func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
