@@ -228,6 +228,10 @@ protocol DatabaseHooks: AnyObject {
 /// The hooks' context pointer: one class SQLite can hold a plain pointer to, whatever the
 /// receiver's type.
 private final class HookBox {
-    unowned let receiver: any DatabaseHooks
+    // unowned(unsafe): no reference counting in a hook that runs for every row a statement
+    // changes (a checked `unowned` costs a retain and a release per call). Safe because the
+    // receiver's owner keeps it alive while the hooks are installed (``Database/installHooks(_:)``),
+    // and hooks run only inside this connection's `sqlite3_step`, which that owner drives.
+    unowned(unsafe) let receiver: any DatabaseHooks
     init(receiver: any DatabaseHooks) { self.receiver = receiver }
 }
