@@ -1,11 +1,6 @@
 // swift-tools-version: 6.2
 import CompilerPluginSupport
 import PackageDescription
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 let package = Package(
     name: "SQLiteDefaults",
@@ -24,12 +19,27 @@ let package = Package(
         // `prefs serve` or mounted in an app's own router. Core users build none of it.
         .library(name: "SQLiteDefaultsConsole", targets: ["SQLiteDefaultsConsole"]),
     ],
+    // Each integration sits behind a trait (SE-0450), so a package that takes the store alone
+    // (`traits: []`) resolves swift-log and swift-metrics and nothing else: every dependency below
+    // except those two is used only under a trait's condition. The defaults enable all of them,
+    // so this repository's `swift test`, `swift run prefs demo` and a plain `.package(url:from:)`
+    // line get everything. Each trait's modules compile to nothing without it (`#if TRAIT`).
+    traits: [
+        .default(enabledTraits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs"]),
+        .trait(name: "Observable", description: "@ObservableDefaults (SQLiteDefaultsObservable): the macro, through swift-syntax."),
+        .trait(name: "Configuration", description: "A swift-configuration provider over a store (SQLiteDefaultsConfiguration)."),
+        .trait(name: "ServiceLifecycle", description: "A swift-service-lifecycle service that closes a store (SQLiteDefaultsServiceLifecycle)."),
+        .trait(name: "Fleet", description: "One set of preferences across machines through PostgreSQL (SQLiteDefaultsPostgres, postgres-nio)."),
+        .trait(name: "Console", description: "The web console and JSON API over a store as Hummingbird routes (SQLiteDefaultsConsole)."),
+        .trait(name: "Prefs", description: "The prefs command-line tool (swift-argument-parser); its serve and sync need Console and Fleet."),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // 602 is the floor; 603 is allowed because with the Swift 6.3 compiler 602's plugin
-        // host prints a spurious "Internal Error: DecodingError" line on every expansion.
-        .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
+        // The widest range the macro compiles and passes its tests with (CI runs them at both
+        // ends: Scripts/consumers.sh), so an app whose other macro packages pin an older
+        // swift-syntax still resolves.
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -54,6 +64,7 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["MigrationEmbedder"]
         ),
+        // The store: the one module a core user builds, on swift-log and swift-metrics only.
         .target(
             name: "SQLiteDefaults",
             dependencies: [
@@ -68,17 +79,17 @@ let package = Package(
         .macro(
             name: "SQLiteDefaultsMacros",
             dependencies: [
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
-                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax", condition: .when(traits: ["Observable"])),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax", condition: .when(traits: ["Observable"])),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax", condition: .when(traits: ["Observable"])),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax", condition: .when(traits: ["Observable"])),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax", condition: .when(traits: ["Observable"])),
+                .product(name: "SwiftParser", package: "swift-syntax", condition: .when(traits: ["Observable"])),
             ]
         ),
         .target(
             name: "SQLiteDefaultsObservable",
-            dependencies: ["SQLiteDefaults", "SQLiteDefaultsMacros"]
+            dependencies: ["SQLiteDefaults", .target(name: "SQLiteDefaultsMacros", condition: .when(traits: ["Observable"]))]
         ),
         // Child processes with their output read line by line: for `prefs demo` and the tests.
         .target(name: "ChildProcesses", dependencies: ["SanitizerMutex"]),
@@ -91,17 +102,18 @@ let package = Package(
             name: "PrefsFormats",
             dependencies: ["SQLiteDefaults"]
         ),
+        // `prefs`: `serve` exists with the Console trait, `sync` with the Fleet trait.
         .executableTarget(
             name: "prefs",
             dependencies: [
                 "SQLiteDefaults",
-                "SQLiteDefaultsPostgres",
                 "PrefsFormats",
                 "ChildProcesses",
-                "SQLiteDefaultsConsole",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .target(name: "SQLiteDefaultsPostgres", condition: .when(traits: ["Fleet"])),
+                .target(name: "SQLiteDefaultsConsole", condition: .when(traits: ["Console"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Console"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Fleet"])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Prefs"])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -142,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "prefsTests",
-            dependencies: ["prefs", "SQLiteDefaults", "ChildProcesses"]
+            dependencies: ["prefs", "PrefsFormats", "SQLiteDefaults", "ChildProcesses"]
         ),
         .testTarget(
             name: "PrefsFormatsTests",
@@ -152,8 +164,8 @@ let package = Package(
             name: "SQLiteDefaultsMacrosTests",
             dependencies: [
                 "SQLiteDefaultsMacros",
-                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax", condition: .when(traits: ["Observable"])),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax", condition: .when(traits: ["Observable"])),
             ]
         ),
         .testTarget(
@@ -172,7 +184,7 @@ let package = Package(
             name: "SQLiteDefaultsConfiguration",
             dependencies: [
                 "SQLiteDefaults",
-                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
             ],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
@@ -184,8 +196,8 @@ let package = Package(
                 "ChildProcesses",
                 "DefaultsTestSupport",
                 "prefs",
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "ConfigurationTesting", package: "swift-configuration"),
+                .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
+                .product(name: "ConfigurationTesting", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
@@ -195,7 +207,7 @@ let package = Package(
             name: "SQLiteDefaultsServiceLifecycle",
             dependencies: [
                 "SQLiteDefaults",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -205,7 +217,7 @@ let package = Package(
                 "SQLiteDefaultsServiceLifecycle",
                 "SQLiteDefaults",
                 "DefaultsTestSupport",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -214,10 +226,10 @@ let package = Package(
             name: "SQLiteDefaultsPostgres",
             dependencies: [
                 "SQLiteDefaults",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Fleet"])),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio", condition: .when(traits: ["Fleet"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Fleet"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Fleet"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -228,9 +240,9 @@ let package = Package(
             dependencies: [
                 "SQLiteDefaults",
                 "PrefsFormats",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Console"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Console"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Console"])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -242,9 +254,9 @@ let package = Package(
                 "ChildProcesses",
                 "DefaultsTestSupport",
                 "prefs",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Console"])),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Console"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Console"])),
             ]
         ),
         // A throwaway PostgreSQL server for the fleet tests and benchmarks (initdb, pg_ctl).
@@ -262,8 +274,8 @@ let package = Package(
                 "DefaultsTestSupport",
                 "PostgresTestSupport",
                 "prefs",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Fleet"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Fleet"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -277,47 +289,4 @@ for target in package.targets where target.type != .system && target.type != .pl
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     target.swiftSettings = settings
-}
-
-// Scripts/sanitize.sh sets SQLITEDEFAULTS_WITHOUT_FLEET: its runs cover the engine and the
-// reliability suites, and building postgres-nio and BoringSSL under each sanitizer would add
-// about ten minutes to CI for code those suites never call. `prefs` then has no `sync`.
-if ProcessInfo.processInfo.environment["SQLITEDEFAULTS_WITHOUT_FLEET"] != nil {
-    let fleetTargets: Set<String> = ["SQLiteDefaultsPostgres", "PostgresTestSupport", "SQLiteDefaultsPostgresTests"]
-    package.products.removeAll { $0.name == "SQLiteDefaultsPostgres" }
-    package.targets.removeAll { fleetTargets.contains($0.name) }
-    for target in package.targets where target.name == "prefs" {
-        target.dependencies.removeAll { String(describing: $0).contains("Postgres") }
-        target.swiftSettings = (target.swiftSettings ?? []) + [.define("SQLITEDEFAULTS_WITHOUT_FLEET")]
-    }
-    package.dependencies.removeAll { dependency in
-        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
-        return location.hasSuffix("/postgres-nio") || location.hasSuffix("/swift-nio-ssl")
-    }
-}
-
-// Scripts/sanitize.sh also sets SQLITEDEFAULTS_ENGINE_ONLY: the sanitizer runs check the engine
-// and reliability suites, so their builds keep only what those suites need — no macros
-// (swift-syntax), no swift-configuration, service-lifecycle or `prefs`.
-if ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ENGINE_ONLY"] != nil {
-    let engineTargets: Set<String> = [
-        "CSQLiteDefaults", "MigrationEmbedder", "EmbedMigrations", "SQLiteDefaults", "SanitizerMutex", "ChildProcesses",
-        "DefaultsTestSupport", "DefaultsTestHelper", "ReliabilityHelper", "SQLiteDefaultsTests", "SQLiteDefaultsReliabilityTests",
-    ]
-    package.targets.removeAll { !engineTargets.contains($0.name) }
-    package.products.removeAll { $0.name != "SQLiteDefaults" }
-    package.dependencies.removeAll { dependency in
-        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
-        return !(location.hasSuffix("/swift-log") || location.hasSuffix("/swift-metrics") || location.hasSuffix("/swift-property-based"))
-    }
-}
-
-// The DocC plugin only for previewing documentation, so users never resolve it:
-//   SQLITEDEFAULTS_GENERATE_DOCS=1 swift package --disable-sandbox preview-documentation --target SQLiteDefaults
-// (SWIFT_PREVIEW_DOCS, as swift-configuration spells it, works too.) Scripts/docs.sh, which CI
-// runs, needs no plugin: it converts the catalogs with the toolchain's docc from the symbol
-// graphs of the build the tests made.
-if ProcessInfo.processInfo.environment["SQLITEDEFAULTS_GENERATE_DOCS"] != nil
-    || ProcessInfo.processInfo.environment["SWIFT_PREVIEW_DOCS"] != nil {
-    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
 }

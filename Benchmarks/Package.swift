@@ -62,6 +62,16 @@ let package = Package(
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
+        // `startup.sh`: a minimal program that embeds the store (open a file, read one key) and
+        // its raw floor (sqlite3_open, one SELECT), each built statically as a user's CLI would be.
+        .executableTarget(
+            name: "CoreStartup",
+            dependencies: [.product(name: "SQLiteDefaults", package: "SQLiteDefaults")]
+        ),
+        .executableTarget(
+            name: "RawStartup",
+            dependencies: ["CSQLiteBench"]
+        ),
         // `fleet.sh`: the PostgreSQL fleet sync (SQLiteDefaultsPostgres) between stores of one
         // process, through a throwaway server: latency, a burst to 10 machines, set cost.
         // Not part of Ratios nor of the package-benchmark targets, so CI never builds postgres-nio.

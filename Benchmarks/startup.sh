@@ -1,27 +1,30 @@
 #!/usr/bin/env bash
-# `prefs read KEY` as a whole process against the sqlite3 shell reading the same row, paired:
-# each round runs both, in alternating order, so load on the machine hits both alike. Prints
-# the medians, their ratio, and the floors that explain them (an empty Swift program, one that
-# only imports Foundation, each linked dynamically and statically).
+# Whole-process start-up, paired: each round runs every command, in alternating order, so load
+# on the machine hits them alike. Prints the medians and their ratio to the sqlite3 shell.
 #
-#   bash Benchmarks/startup.sh [ROUNDS]      (default 200; --smoke: 5 rounds, for CI)
+#   - `prefs read KEY` from the shipped binary (Scripts/prefs-release.sh: static, stripped, no
+#     PIE) against `sqlite3 FILE "select value …"` on the same row: the contract is 1.5x at most.
+#   - A minimal static program that embeds the store (DefaultsStore(path:) + one read,
+#     Benchmarks/Sources/CoreStartup) against one that calls sqlite3_open + one SELECT
+#     (Benchmarks/Sources/RawStartup): what a user's own CLI pays for the library.
+#   - The floors that explain them: an empty Swift program and one that only imports
+#     Foundation, each linked dynamically and statically.
 #
-# prefs is built in release mode with the Swift runtime and Foundation linked statically
-# (`--static-swift-stdlib`) into a position-dependent executable (`-Xlinker -no-pie`), as the
-# README's install line builds it: loading libFoundation and ICU's data dynamically costs about
-# 4 ms a run, and relocating a 140 MB position-independent binary at every start 1.5 ms more.
+#   bash Benchmarks/startup.sh [ROUNDS]      (default 200; --smoke: 5 rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 rounds="${1:-200}"
 [ "$rounds" = "--smoke" ] && rounds=5
-scratch=".build-release-static"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-swift build -c release --static-swift-stdlib -Xlinker -no-pie --product prefs --scratch-path "$scratch" >/dev/null
-prefs="$(swift build -c release --static-swift-stdlib -Xlinker -no-pie --scratch-path "$scratch" --show-bin-path)/prefs"
-dynamic="$(swift build -c release --show-bin-path 2>/dev/null)/prefs"
+prefs="$(bash Scripts/prefs-release.sh 2>/dev/null | tail -1)"
+[ -x "$prefs" ] || { echo "startup: Scripts/prefs-release.sh built no binary" >&2; exit 1; }
+static=(-c release --static-swift-stdlib -Xlinker -no-pie --package-path Benchmarks --scratch-path Benchmarks/.build-release)
+swift build "${static[@]}" --product CoreStartup >/dev/null
+swift build "${static[@]}" --product RawStartup >/dev/null
+bench_bin="$(swift build "${static[@]}" --show-bin-path)"
 
 # The floors: the smallest Swift processes with and without Foundation.
 printf 'print("x")\n' >"$work/empty.swift"
@@ -34,19 +37,19 @@ swiftc -O -static-stdlib "$work/foundation.swift" -o "$work/foundation-static" 2
 db="$work/startup.sqlite"
 "$prefs" --db "$db" write timeout --type int 30 >/dev/null
 
-python3 - "$rounds" "$prefs" "$dynamic" "$db" "$work" <<'PY'
+python3 - "$rounds" "$prefs" "$bench_bin" "$db" "$work" <<'PY'
 import os, statistics, subprocess, sys, time
-rounds, prefs, dynamic, db, work = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+rounds, prefs, bench_bin, db, work = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 commands = {
     "sqlite3 FILE \"select value …\"": ["sqlite3", db, "select value from defaults where key = 'timeout'"],
-    "prefs read (release, static, no PIE)": [prefs, "--db", db, "read", "timeout"],
+    "prefs read (Scripts/prefs-release.sh)": [prefs, "--db", db, "read", "timeout"],
+    "sqlite3_open + SELECT (static)": [bench_bin + "/RawStartup", db, "timeout"],
+    "DefaultsStore(path:) + get (static)": [bench_bin + "/CoreStartup", db, "timeout"],
     "empty Swift program (dynamic)": [work + "/empty-dynamic"],
     "empty Swift program (static)": [work + "/empty-static"],
     "import Foundation (dynamic)": [work + "/foundation-dynamic"],
     "import Foundation (static)": [work + "/foundation-static"],
 }
-if os.path.exists(dynamic):
-    commands["prefs read (release, dynamic)"] = [dynamic, "--db", db, "read", "timeout"]
 times = {name: [] for name in commands}
 names = list(commands)
 for r in range(rounds):
@@ -59,5 +62,7 @@ base = statistics.median(times[names[0]])
 print(f"whole-process start-up, median of {rounds} paired rounds (load {os.getloadavg()[0]:.2f})")
 for name in names:
     m = statistics.median(times[name])
-    print(f"  {name:34} {m * 1000:7.2f} ms  {m / base:5.2f}x sqlite3")
+    print(f"  {name:38} {m * 1000:7.2f} ms  {m / base:5.2f}x sqlite3")
+raw, core = statistics.median(times["sqlite3_open + SELECT (static)"]), statistics.median(times["DefaultsStore(path:) + get (static)"])
+print(f"  embedded store / its raw floor: {core / raw:.2f}x")
 PY

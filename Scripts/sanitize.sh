@@ -24,10 +24,10 @@ export FUZZ_SQL_CASES="${FUZZ_SQL_CASES:-30}"
 export FUZZ_CACHE_CASES="${FUZZ_CACHE_CASES:-100}"
 # The soak and the crash loop are in the slow tier; under the sanitizers they are the point.
 export SQLITEDEFAULTS_SLOW_TESTS="${SQLITEDEFAULTS_SLOW_TESTS:-1}"
-# The manifest leaves the fleet (postgres-nio, BoringSSL) out of these builds: see Package.swift.
-export SQLITEDEFAULTS_WITHOUT_FLEET=1
-# And only the engine, its helpers and its two suites (no macros, no serving products, no prefs).
-export SQLITEDEFAULTS_ENGINE_ONLY=1
+# These builds take no package trait (--disable-default-traits): the engine, its helpers and
+# its two suites, with no macros (swift-syntax), no fleet (postgres-nio, BoringSSL), no console
+# (Hummingbird) and no prefs. The modules behind traits compile to nothing.
+traits=(--disable-default-traits)
 # halt_on_error: the first report ends the process with a non-zero status, so no race
 # slips by in a child process whose stderr nobody reads.
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}"
@@ -42,9 +42,9 @@ run() {
     start=$(date +%s)
     # The library's locks become pthread mutexes, which ThreadSanitizer understands (see
     # Sources/SQLiteDefaults/Support/SanitizerMutex.swift).
-    swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" -Xswiftc -DSQLITEDEFAULTS_PTHREAD_MUTEX
+    swift build --build-tests "${traits[@]}" --sanitize="$sanitizer" --scratch-path "$scratch" -Xswiftc -DSQLITEDEFAULTS_PTHREAD_MUTEX
     built=$(date +%s)
-    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --filter "$filter" -Xswiftc -DSQLITEDEFAULTS_PTHREAD_MUTEX
+    swift test --skip-build "${traits[@]}" --sanitize="$sanitizer" --scratch-path "$scratch" --filter "$filter" -Xswiftc -DSQLITEDEFAULTS_PTHREAD_MUTEX
     finished=$(date +%s)
     echo "== $sanitizer: build $((built - start)) s, tests $((finished - built)) s"
 }

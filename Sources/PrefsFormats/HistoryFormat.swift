@@ -22,7 +22,7 @@ package enum HistoryFormat {
             #""key":\#(ExportFormat.quote(entry.key))"#,
         ]
         if let declaredType { members.append(#""type":"\#(declaredType.rawValue)""#) }
-        members.append(#""value":\#(entry.value.map(ExportFormat.encode) ?? "null")"#)
+        members.append(#""value":\#(entry.value.written.map(ExportFormat.encode) ?? "null")"#)
         if let omitted = entry.omittedByteCount { members.append(#""omitted":\#(omitted)"#) }
         members.append(#""time":"\#(ISO8601.format(millisecondsSince1970: milliseconds(entry.date)))""#)
         members.append(#""writer":\#(json(entry.writer))"#)
@@ -74,7 +74,7 @@ package enum HistoryFormat {
         let change: String
         if let omitted = entry.omittedByteCount {
             change = "= (\(omitted) bytes, not kept)"
-        } else if let value = entry.value {
+        } else if let value = entry.value.written {
             change = "= \(ValueFormatting.displayRepresentation(value, declaredType: declaredType)) (\(value.storageClass))"
         } else {
             change = "removed"

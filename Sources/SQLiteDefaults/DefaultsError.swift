@@ -44,7 +44,7 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
     /// default: throw error
     /// }
     /// ```
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// The code's stable name, such as `"notADatabase"`.
         public let rawValue: String
 
@@ -102,7 +102,7 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         /// world-writable, or owned by another user who is not root); nothing was read or
         /// written. See ``DefaultsStore/Configuration/allowsUnsafePermissions``.
         public static let unsafePermissions = Code(rawValue: "unsafePermissions")
-        /// Reported, not thrown (on ``DefaultsStore/reportedErrors`` and as a logged warning):
+        /// Reported, not thrown (on ``DefaultsStore/reportedErrors()`` and as a logged warning):
         /// a `-wal` file left behind by a crashed process did not belong to the database file
         /// beside it — a backup restored over the file, another database's log — so replaying
         /// it would have mixed two databases. It was moved aside, kept under the name the
@@ -127,7 +127,12 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         /// The SQLite library the process runs on is older than ``SQLiteLibrary/minimumVersion``;
         /// the message names the version found and the one needed. Nothing was created or written.
         public static let unsupportedSQLite = Code(rawValue: "unsupportedSQLite")
-        /// Every code this version of the library defines.
+        /// Every code this library's core defines (the fleet's codes, such as `.unreachable`,
+        /// live in `SQLiteDefaultsPostgres` and are not listed), for `CaseIterable`.
+        ///
+        /// ```swift
+        /// for code in DefaultsError.Code.allCases { print(code) }
+        /// ```
         public static let allCases: [Code] = [
             .invalidKey,
             .invalidName,

@@ -1,3 +1,4 @@
+#if Configuration
 public import Configuration
 public import SQLiteDefaults
 
@@ -208,3 +209,4 @@ extension DefaultsConfigProvider: ConfigProvider {
         return try await updatesHandler(ConfigUpdatesAsyncSequence(updates))
     }
 }
+#endif

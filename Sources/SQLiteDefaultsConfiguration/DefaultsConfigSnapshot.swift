@@ -1,3 +1,4 @@
+#if Configuration
 import Configuration
 import SQLiteDefaults
 
@@ -52,3 +53,4 @@ struct DefaultsConfigSnapshot: ConfigSnapshot, CustomStringConvertible {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Configuration
 import Configuration
 import Foundation
 import SQLiteDefaults
@@ -90,3 +91,4 @@ enum RowDecoding {
         )
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Configuration
 import Configuration
 import SQLiteDefaults
 
@@ -35,3 +36,4 @@ enum RowKey {
         DefaultsKey<SQLiteValue?>(name)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Configuration
 import Configuration
 import SQLiteDefaults
 
@@ -59,13 +60,13 @@ struct SnapshotUpdates: AsyncSequence, Sendable {
     typealias Failure = Never
 
     let first: DefaultsConfigSnapshot
-    let changes: AsyncStream<DefaultsKeyChange>
+    let changes: AsyncStream<AnyDefaultsChange>
     let read: @Sendable () -> DefaultsConfigSnapshot
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var pending: DefaultsConfigSnapshot?
         var last: DefaultsConfigSnapshot
-        var changes: AsyncStream<DefaultsKeyChange>.Iterator
+        var changes: AsyncStream<AnyDefaultsChange>.Iterator
         let read: @Sendable () -> DefaultsConfigSnapshot
 
         mutating func next(isolation actor: isolated (any Actor)?) async -> (any ConfigSnapshot)? {
@@ -92,3 +93,4 @@ struct SnapshotUpdates: AsyncSequence, Sendable {
         AsyncIterator(pending: first, last: first, changes: changes.makeAsyncIterator(), read: read)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console
 extension DefaultsConsole {
     /// The console's security settings and limits.
     ///
@@ -60,3 +61,4 @@ extension DefaultsConsole {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console
 import HTTPTypes
 import Hummingbird
 import PrefsFormats
@@ -100,3 +101,4 @@ extension DefaultsConsole {
         return result
     }
 }
+#endif

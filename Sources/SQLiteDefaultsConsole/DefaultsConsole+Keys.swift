@@ -1,3 +1,4 @@
+#if Console
 import Foundation
 import Hummingbird
 import PrefsFormats
@@ -92,3 +93,4 @@ extension DefaultsConsole {
         ConsoleResponses.json(ConsoleJSON.error("no key \(ValueFormatting.quoted(address.shown)) is stored; nothing was changed"), status: .notFound)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -114,3 +115,4 @@ extension DefaultsConsole {
         return ConsoleResponses.json(ConsoleJSON.error(message), status: .serviceUnavailable)
     }
 }
+#endif

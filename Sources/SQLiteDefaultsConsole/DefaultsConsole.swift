@@ -1,3 +1,4 @@
+#if Console
 import Hummingbird
 import SQLiteDefaults
 
@@ -73,3 +74,4 @@ public struct DefaultsConsole: Sendable {
     /// How many event-stream clients are connected now.
     public var eventStreamClientCount: Int { hub.clientCount }
 }
+#endif

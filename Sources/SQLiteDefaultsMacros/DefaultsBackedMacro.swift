@@ -1,3 +1,4 @@
+#if Observable
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxBuilder
@@ -111,3 +112,4 @@ extension DefaultsBackedMacro: PeerMacro {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observable
 import SwiftDiagnostics
 import SwiftSyntax
 
@@ -132,3 +133,4 @@ enum MacroFixIt: FixItMessage {
         return MessageID(domain: "SQLiteDefaultsMacros", id: id)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observable
 import SwiftSyntax
 import SwiftSyntaxMacros
 
@@ -13,3 +14,4 @@ public struct IgnoreMacro: PeerMacro {
         []
     }
 }
+#endif

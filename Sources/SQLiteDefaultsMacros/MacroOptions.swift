@@ -1,3 +1,4 @@
+#if Observable
 import SwiftDiagnostics
 import SwiftParser
 import SwiftSyntax
@@ -83,3 +84,4 @@ struct MacroOptions {
         return true
     }
 }
+#endif

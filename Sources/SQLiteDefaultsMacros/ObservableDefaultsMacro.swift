@@ -1,3 +1,4 @@
+#if Observable
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxBuilder
@@ -220,3 +221,4 @@ extension PropertyModel {
     /// The peer that holds the property's key (persisted) or value (observable only).
     var peerName: String { "_$" + name }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observable
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxBuilder
@@ -80,3 +81,4 @@ extension ObservableOnlyMacro: PeerMacro {
         return [DeclSyntax(storage)]
     }
 }
+#endif

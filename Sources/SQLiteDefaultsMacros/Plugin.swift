@@ -1,3 +1,4 @@
+#if Observable
 import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 
@@ -11,3 +12,10 @@ struct SQLiteDefaultsMacrosPlugin: CompilerPlugin {
         IgnoreMacro.self,
     ]
 }
+#else
+/// Built without the Observable trait (no swift-syntax): the macro target must still link.
+@main
+enum SQLiteDefaultsMacrosPlugin {
+    static func main() {}
+}
+#endif

@@ -1,3 +1,4 @@
+#if Observable
 import SwiftDiagnostics
 import SwiftParser
 import SwiftSyntax
@@ -255,3 +256,4 @@ struct PropertyModel {
         )
     }
 }
+#endif

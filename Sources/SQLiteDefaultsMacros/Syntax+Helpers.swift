@@ -1,3 +1,4 @@
+#if Observable
 import SwiftSyntax
 import SwiftSyntaxBuilder
 
@@ -119,3 +120,4 @@ extension StringLiteralExprSyntax {
         ExprSyntax(StringLiteralExprSyntax(content: value))
     }
 }
+#endif

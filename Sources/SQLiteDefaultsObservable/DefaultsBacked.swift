@@ -1,3 +1,4 @@
+#if Observable
 /// Persists a property of an `@ObservableDefaults` class, under its own name or under
 /// `key`; the class's prefix applies either way.
 ///
@@ -17,3 +18,4 @@
 @attached(peer, names: prefixed(_$))
 public macro DefaultsBacked(_ key: String? = nil) =
     #externalMacro(module: "SQLiteDefaultsMacros", type: "DefaultsBackedMacro")
+#endif

@@ -1,3 +1,4 @@
+#if Observable
 /// Leaves a property of an `@ObservableDefaults` class alone: neither persisted nor
 /// observable, a plain stored property.
 ///
@@ -10,3 +11,4 @@
 /// ```
 @attached(peer)
 public macro Ignore() = #externalMacro(module: "SQLiteDefaultsMacros", type: "IgnoreMacro")
+#endif

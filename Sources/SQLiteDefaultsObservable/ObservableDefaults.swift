@@ -1,3 +1,4 @@
+#if Observable
 /// Makes a class's stored properties persisted in a `DefaultsStore` and observable per
 /// property with the Observation framework, refreshed whoever changes the store.
 ///
@@ -62,3 +63,4 @@ public macro ObservableDefaults(
     observeFirst: Bool = false,
     autoInit: Bool = true
 ) = #externalMacro(module: "SQLiteDefaultsMacros", type: "ObservableDefaultsMacro")
+#endif

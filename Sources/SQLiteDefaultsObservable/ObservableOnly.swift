@@ -1,3 +1,4 @@
+#if Observable
 /// Keeps a property of an `@ObservableDefaults` class in memory only: observable with
 /// `withObservationTracking` like an `@Observable` property, never written to the store.
 ///
@@ -11,3 +12,4 @@
 @attached(peer, names: prefixed(_$))
 public macro ObservableOnly() =
     #externalMacro(module: "SQLiteDefaultsMacros", type: "ObservableOnlyMacro")
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import PostgresNIO
 import SQLiteDefaults
 import Synchronization
@@ -103,3 +104,4 @@ enum Deadline {
         }
     }
 }
+#endif

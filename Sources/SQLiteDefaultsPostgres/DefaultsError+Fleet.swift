@@ -1,3 +1,4 @@
+#if Fleet
 import SQLiteDefaults
 
 /// The fleet's own failure codes. They live here, not in the core: a store that never syncs
@@ -24,3 +25,4 @@ extension DefaultsError.Code {
     /// Every code of the fleet.
     public static let fleetCases: [DefaultsError.Code] = [.unreachable, .remoteRejected, .incompatibleTable]
 }
+#endif

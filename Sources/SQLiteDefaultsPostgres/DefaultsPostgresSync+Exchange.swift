@@ -1,3 +1,4 @@
+#if Fleet
 import PostgresNIO
 import SQLiteDefaults
 
@@ -111,3 +112,4 @@ extension DefaultsPostgresSync {
         try await Deadline.run(within: timeout ?? timing.operationTimeout, closing: connection, body)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import Logging
 import PostgresNIO
 import SQLiteDefaults
@@ -32,3 +33,4 @@ extension DefaultsPostgresSync {
         }
     }
 }
+#endif

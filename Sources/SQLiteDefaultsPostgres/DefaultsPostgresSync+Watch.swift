@@ -1,3 +1,4 @@
+#if Fleet
 import Logging
 import SQLiteDefaults
 
@@ -61,3 +62,4 @@ extension DefaultsPostgresSync {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import PostgresNIO
 import SQLiteDefaults
 
@@ -142,3 +143,4 @@ extension DefaultsPostgresSync {
         return reached
     }
 }
+#endif

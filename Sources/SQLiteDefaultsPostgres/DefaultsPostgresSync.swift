@@ -1,3 +1,4 @@
+#if Fleet
 import CoreMetrics
 import Foundation
 import Logging
@@ -171,7 +172,7 @@ public final class DefaultsPostgresSync: Service, Sendable {
         let name = try FleetTableName(table)
         let fleet = FleetTable(name: name, logger: logger)
         let replica = LocalReplica(store: store)
-        let observation = store.observeAll { [signals] change in signals.localChange(change.key) }
+        let observation = store.observe { [signals] change in signals.localChange(change.key) }
         defer { observation.cancel() }
         do {
             try await cancelWhenGracefulShutdown {
@@ -279,3 +280,4 @@ public final class DefaultsPostgresSync: Service, Sendable {
         }
     }
 }
+#endif

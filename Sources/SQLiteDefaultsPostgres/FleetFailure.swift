@@ -1,3 +1,4 @@
+#if Fleet
 import NIOCore
 import PostgresNIO
 import SQLiteDefaults
@@ -70,3 +71,4 @@ enum FleetFailure {
         text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 /// What a fetch finds in the fleet's table: the rows after a position, and what tells whether
 /// the table is still the one the machine is in step with.
 ///
@@ -14,3 +15,4 @@ struct FleetNews: Sendable {
     /// The rows after the position asked for, in version order.
     let rows: [FleetRow]
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import Foundation
 import SQLiteDefaults
 
@@ -115,3 +116,4 @@ struct FleetNotice: Sendable, Equatable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import SQLiteDefaults
 
 /// One key as the fleet's table holds it: its value (`nil`: deleted), the version of the
@@ -15,3 +16,4 @@ struct PendingRow: Sendable, Equatable {
     let key: String
     let value: SQLiteValue?
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import Foundation
 import Logging
 import NIOCore
@@ -212,3 +213,4 @@ extension FleetTable {
         throw DefaultsError(.incompatibleTable, "the PostgreSQL table \(name) returned no version for a push")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import Foundation
 import Logging
 import NIOCore
@@ -267,3 +268,4 @@ struct FleetTable: Sendable {
         return binds
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 /// The fleet's table is no longer the one a session is in step with, as a fetch found (see
 /// ``FleetNews``): the session ends, and the next one joins the table as a restart would — a
 /// table created again as a new member, a table gone back in time by a rejoin — and says so.
@@ -8,3 +9,4 @@ enum FleetTableChanged: Error, Equatable {
     /// a backup, or a failover to a replica that lagged behind.
     case wentBack
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import SQLiteDefaults
 
 /// The PostgreSQL table a fleet shares, validated: its name is the only text of ours that is
@@ -84,3 +85,4 @@ struct FleetTableName: Sendable, Hashable, CustomStringConvertible {
         return hash
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import SQLiteDefaults
 
 /// The machine's side of the fleet: what this SQLite file knows of the fleet's table, kept in
@@ -238,3 +239,4 @@ struct LocalReplica: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import Foundation
 import SQLiteDefaults
 
@@ -154,3 +155,4 @@ enum PgPass {
         return fields
     }
 }
+#endif

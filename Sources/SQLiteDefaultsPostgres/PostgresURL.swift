@@ -1,3 +1,4 @@
+#if Fleet
 import Foundation
 import NIOSSL
 import PostgresNIO
@@ -168,3 +169,4 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
         DefaultsError(.invalidConfiguration, "the PostgreSQL URL \(problem)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import SQLiteDefaults
 
 /// Tells a fleet row the file refused from a write that failed, by the error's code and the
@@ -42,3 +43,4 @@ enum RowRefusal {
         return "the database refused the row for key \"\(row.key)\"\(said)"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet
 import SQLiteDefaults
 import Synchronization
 
@@ -68,3 +69,4 @@ final class StepStatus: Sendable {
         set { book.withLock { $0.holdsConnection = newValue } }
     }
 }
+#endif

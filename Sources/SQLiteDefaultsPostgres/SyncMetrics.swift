@@ -1,3 +1,4 @@
+#if Fleet
 import CoreMetrics
 import Foundation
 
@@ -67,3 +68,4 @@ struct SyncMetrics: Sendable {
 
     func connection(_ isConnected: Bool) { connected.record(isConnected ? 1 : 0) }
 }
+#endif

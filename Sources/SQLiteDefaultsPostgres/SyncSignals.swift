@@ -1,3 +1,4 @@
+#if Fleet
 import Synchronization
 
 /// What wakes the sync's worker: keys the store reported changed, and news from PostgreSQL
@@ -95,3 +96,4 @@ final class SyncSignals: Sendable {
         }
     }
 }
+#endif

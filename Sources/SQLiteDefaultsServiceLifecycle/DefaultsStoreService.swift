@@ -1,3 +1,4 @@
+#if ServiceLifecycle
 public import Logging
 public import SQLiteDefaults
 public import ServiceLifecycle
@@ -51,3 +52,4 @@ public struct DefaultsStoreService: Service {
         try store.close()
     }
 }
+#endif

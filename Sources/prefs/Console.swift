@@ -1,3 +1,4 @@
+#if Prefs
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -71,3 +72,4 @@ enum Console {
         #endif
     }
 }
+#endif

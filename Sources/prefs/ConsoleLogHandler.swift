@@ -1,3 +1,4 @@
+#if Prefs
 import Logging
 
 /// Log lines as the tool prints its messages: `prefs: <message>` on standard error, one
@@ -15,3 +16,4 @@ struct ConsoleLogHandler: LogHandler {
         Console.err("prefs: " + event.message.description.split(whereSeparator: \.isNewline).joined(separator: " "))
     }
 }
+#endif

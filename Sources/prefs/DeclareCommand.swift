@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
@@ -122,3 +123,4 @@ struct UndeclareCommand: ParsableCommand {
         try store.undeclare(key)
     }
 }
+#endif

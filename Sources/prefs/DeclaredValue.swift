@@ -1,3 +1,4 @@
+#if Prefs
 import PrefsFormats
 import SQLiteDefaults
 
@@ -46,3 +47,4 @@ extension DefaultsValueKind {
         }
     }
 }
+#endif

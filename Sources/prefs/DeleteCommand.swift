@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
@@ -53,3 +54,4 @@ struct DeleteCommand: ParsableCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import ChildProcesses
 import Foundation
@@ -318,3 +319,4 @@ private final class ChangeLog<Value: Sendable>: Sendable {
         return events.withLock { $0.first(where: matches) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
@@ -105,3 +106,4 @@ struct DescribeCommand: ParsableCommand {
         return output
     }
 }
+#endif

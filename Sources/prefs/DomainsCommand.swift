@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import Foundation
 import PrefsFormats
@@ -41,3 +42,4 @@ struct DomainsCommand: ParsableCommand {
         return domains.sorted()
     }
 }
+#endif

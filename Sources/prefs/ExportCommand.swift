@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import Foundation
 import PrefsFormats
@@ -40,3 +41,4 @@ struct ExportCommand: ParsableCommand {
         try OutputFile.write(Array((json + "\n").utf8), to: file)
     }
 }
+#endif

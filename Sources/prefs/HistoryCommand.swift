@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
@@ -57,3 +58,4 @@ struct HistoryCommand: ParsableCommand {
         }
     }
 }
+#endif

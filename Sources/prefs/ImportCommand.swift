@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import Foundation
 import PrefsFormats
@@ -67,3 +68,4 @@ struct ImportCommand: ParsableCommand {
         return Array(data)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
@@ -84,3 +85,4 @@ extension String {
         count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 }
+#endif

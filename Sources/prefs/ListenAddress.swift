@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -95,3 +96,4 @@ struct ListenAddress {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 
 #if canImport(Glibc)
@@ -135,3 +136,4 @@ enum OutputFile {
         PrefsError("\(path): cannot \(what): \(String(cString: strerror(errno)))")
     }
 }
+#endif

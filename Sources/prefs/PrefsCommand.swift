@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import Foundation
 import PrefsFormats
@@ -24,7 +25,7 @@ struct PrefsCommand: ParsableCommand {
         subcommands: PrefsCommand.commands
     )
 
-    /// Every command; `sync` unless the package was built without the fleet (the sanitizer runs).
+    /// Every command; `serve` with the Console trait, `sync` with the Fleet trait.
     static let commands: [any ParsableCommand.Type] = {
         var commands: [any ParsableCommand.Type] = [
             ReadCommand.self,
@@ -34,7 +35,6 @@ struct PrefsCommand: ParsableCommand {
             RenameCommand.self,
             ListCommand.self,
             WatchCommand.self,
-            ServeCommand.self,
             HistoryCommand.self,
             RevertCommand.self,
             ExportCommand.self,
@@ -46,19 +46,27 @@ struct PrefsCommand: ParsableCommand {
             UndeclareCommand.self,
             DescribeCommand.self,
         ]
-        #if !SQLITEDEFAULTS_WITHOUT_FLEET
-        commands.insert(SyncCommand.self, at: 8)
+        // `serve` and `sync` exist when the package is built with the Console and Fleet traits
+        // (both are default traits); they follow `watch` in the help.
+        var next = (commands.firstIndex { ObjectIdentifier($0) == ObjectIdentifier(WatchCommand.self) } ?? 0) + 1
+        #if Console
+        commands.insert(ServeCommand.self, at: next)
+        next += 1
         #endif
+        #if Fleet
+        commands.insert(SyncCommand.self, at: next)
+        #endif
+        _ = next
         return commands
     }()
 
     @OptionGroup var storeOptions: StoreOptions
 
     /// What `prefs --version` prints; the one place the tool's version is written.
-    static let version = "0.1.0"
+    static let version = "1.0.0"
 
     /// `prefs --version`: the tool's version and the SQLite it runs on (the system's library, or
-    /// whichever `LD_LIBRARY_PATH` names), for bug reports: `prefs 0.1.0 (SQLite 3.46.1)`.
+    /// whichever `LD_LIBRARY_PATH` names), for bug reports: `prefs 1.0.0 (SQLite 3.46.1)`.
     static var versionLine: String { "prefs \(version) (SQLite \(SQLiteLibrary.version))" }
 
     /// Runs the command line and exits, reporting every failure as one `prefs: …` line.
@@ -67,9 +75,20 @@ struct PrefsCommand: ParsableCommand {
     /// with `Error:`; help and `--version` still print in full on standard output. Commands
     /// that finish at once (`read`, `write`, `list`, …) run on the main thread: a script that
     /// calls `prefs` twenty times should not pay twenty starts of the concurrency runtime's
-    /// thread pool. Only `watch`, `sync` and `demo` run as async commands.
+    /// thread pool. Only `watch`, `sync` and `demo` run as async commands. `read KEY`, the call
+    /// scripts make most, skips ArgumentParser when its meaning is certain (see `QuickRead`).
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if var read = QuickRead.command(arguments) {
+            do {
+                try read.storeOptions.validate()
+                try read.validate()
+                try read.run()
+                Foundation.exit(0)
+            } catch {
+                Foundation.exit(report(error))
+            }
+        }
         let command: any ParsableCommand
         do {
             command = try parse(arguments)
@@ -174,3 +193,15 @@ extension String {
         return head.joined(separator: "\n")
     }
 }
+#else
+import Foundation
+
+/// Built without the Prefs trait: the target must still link, so it is a program that says so.
+@main
+enum PrefsCommand {
+    static func main() {
+        print("prefs: this build of SQLiteDefaults has no Prefs trait (swift build --traits Prefs)")
+        exit(1)
+    }
+}
+#endif

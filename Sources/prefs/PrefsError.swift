@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import PrefsFormats
 
@@ -32,3 +33,4 @@ struct PrefsError: Error, CustomStringConvertible {
         return PrefsError("a key is not valid UTF-8 (its bytes are \(hex)); JSON cannot hold it unchanged, so nothing was printed")
     }
 }
+#endif

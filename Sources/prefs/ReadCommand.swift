@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
@@ -42,3 +43,4 @@ struct ReadCommand: ParsableCommand {
         try Console.out(json ? ExportFormat.encode(value) : ValueFormatting.readRepresentation(value))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
@@ -29,3 +30,4 @@ struct ReadTypeCommand: ParsableCommand {
         try Console.out(value.storageClass)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
@@ -45,3 +46,4 @@ struct RenameCommand: ParsableCommand {
         }
     }
 }
+#endif

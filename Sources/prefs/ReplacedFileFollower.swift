@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import PrefsFormats
 import SQLiteDefaults
@@ -6,14 +7,14 @@ import SQLiteDefaults
 /// another one is put in its place (`mv other.sqlite db.sqlite`).
 ///
 /// The library cannot follow a replaced file by itself (it refuses every call with
-/// `.databaseReplaced` and reports that on `writeFailures`), so a long-running command that
+/// `.databaseReplaced` and reports that on `reportedErrors()`), so a long-running command that
 /// only listened to `changes()` would go deaf. This hears both: on a replacement it closes
 /// the old store, opens the new file at the same path, and hands over, as changes, every
 /// followed key whose value differs between what it last saw and the new file.
 final class ReplacedFileFollower {
     /// What the follower hears from its current store.
     private enum Event: Sendable {
-        case change(DefaultsKeyChange)
+        case change(AnyDefaultsChange)
         case failure(DefaultsError)
     }
 
@@ -52,7 +53,7 @@ final class ReplacedFileFollower {
     /// called; after a replacement, first every key that differs in the new file.
     /// - Throws: what `handle` throws; ``PrefsError`` when the file was deleted or its
     ///   replacement cannot be opened.
-    func run(_ handle: (DefaultsKeyChange) throws -> Void) async throws {
+    func run(_ handle: (AnyDefaultsChange) throws -> Void) async throws {
         defer { detach() }
         for await event in events {
             switch event {
@@ -69,7 +70,7 @@ final class ReplacedFileFollower {
     }
 
     /// Opens the file now at ``path`` in place of the replaced one.
-    private func reopen() throws(PrefsError) -> [DefaultsKeyChange] {
+    private func reopen() throws(PrefsError) -> [AnyDefaultsChange] {
         detach()
         try? store.close()  // refused calls only: the old file is gone from the path
         guard FileManager.default.fileExists(atPath: path) else {
@@ -80,9 +81,9 @@ final class ReplacedFileFollower {
             let old = known
             try attach()
             Console.err("prefs: \(ValueFormatting.escaped(path)) was replaced by another file; now following the new one")
-            var changes: [DefaultsKeyChange] = []
+            var changes: [AnyDefaultsChange] = []
             for key in Set(old.keys).union(known.keys).sorted() where !SQLiteValue.isSameStoredRow(old[key], known[key]) {
-                changes.append(DefaultsKeyChange(key: key, origin: .external, newValue: known[key]))
+                changes.append(AnyDefaultsChange(key: key, newValue: known[key], origin: .external))
             }
             return changes
         } catch {
@@ -93,7 +94,7 @@ final class ReplacedFileFollower {
     /// Listens to the current store, then reads what it holds now.
     private func attach() throws {
         let changes = store.changes()
-        let failures = store.reportedErrors
+        let failures = store.reportedErrors()
         let continuation = self.continuation
         pumps = [
             Task { for await change in changes { continuation.yield(.change(change)) } },
@@ -123,3 +124,4 @@ extension SQLiteValue {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
@@ -49,10 +50,15 @@ struct RevertCommand: ParsableCommand {
                 }
                 target = newest[1]
             }
-            if let omitted = target.omittedByteCount {
+            switch target.value {
+            case .tooLargeToKeep(let omitted):
                 throw PrefsError("the value change \(target.sequence) wrote was \(omitted) bytes; the history keeps only its size, so it cannot be written back")
+            case .value(let stored), .undecodable(let stored):
+                try transaction.set(stored, for: row)
+            case .removed:
+                try transaction.set(nil, for: row)
             }
-            try transaction.set(target.value, for: row)
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs && Console
 import ArgumentParser
 import Foundation
 import Hummingbird
@@ -150,3 +151,4 @@ struct ServeRequestContext: RequestContext, RemoteAddressRequestContext {
         remoteAddress = source.channel.remoteAddress
     }
 }
+#endif

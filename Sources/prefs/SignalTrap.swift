@@ -1,3 +1,4 @@
+#if Prefs
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -33,3 +34,4 @@ final class SignalTrap {
         for number in signals { signal(number, SIG_DFL) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import Foundation
 import Logging
@@ -151,6 +152,7 @@ extension DefaultsStore {
     /// NULL are skipped (the library reads those as "no value").
     /// - Throws: `DefaultsError` when the table cannot be read.
     func allEntries() throws -> [(key: String, value: SQLiteValue)] {
-        try entries().filter { $0.value != .null }
+        try entries().filter { $0.value != .null }.map { ($0.key, $0.value) }
     }
 }
+#endif

@@ -1,4 +1,4 @@
-#if !SQLITEDEFAULTS_WITHOUT_FLEET
+#if Prefs && Fleet
 import ArgumentParser
 import Foundation
 import Logging

@@ -1,4 +1,4 @@
-#if !SQLITEDEFAULTS_WITHOUT_FLEET
+#if Prefs && Fleet
 import Foundation
 import Logging
 import PostgresNIO
@@ -8,7 +8,7 @@ import SQLiteDefaultsPostgres
 /// `prefs sync`'s loop: the fleet sync on the database at a path, following the path.
 ///
 /// A store cannot follow a file moved over the one it opened (it reports `.databaseReplaced`
-/// on `reportedErrors` and refuses every later call), so a sidecar that kept that store would
+/// on `reportedErrors()` and refuses every later call), so a sidecar that kept that store would
 /// run on, deaf, pushing nothing. Instead the store is closed, the file now at the path is
 /// opened, and a new sync takes it as it is: its rows that differ from the table are pushed.
 /// A file that cannot be opened, or a path left empty, ends the command with one line.
@@ -59,7 +59,7 @@ struct SyncFollower: Sendable {
     private func runUntilReplaced(_ sync: DefaultsPostgresSync, printsReady: Bool) async throws -> Bool {
         // Subscribed before looking at the last failure, so a replacement between the two is
         // not missed.
-        let failures = sync.store.reportedErrors
+        let failures = sync.store.reportedErrors()
         return try await withThrowingTaskGroup(of: Bool?.self) { group in
             group.addTask {
                 do {

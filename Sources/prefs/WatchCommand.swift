@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import Foundation
 import PrefsFormats
@@ -65,7 +66,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     /// One output line for a change.
-    static func line(for change: DefaultsKeyChange, receivedAt date: Date, json: Bool) -> String {
+    static func line(for change: AnyDefaultsChange, receivedAt date: Date, json: Bool) -> String {
         let time = ISO8601.format(secondsSince1970: date.timeIntervalSince1970)
         if json {
             let value = change.newValue.map(ExportFormat.encode) ?? "null"
@@ -79,3 +80,4 @@ struct WatchCommand: AsyncParsableCommand {
         return "\(time) \(change.origin.rawValue) \(key) = \(ValueFormatting.displayRepresentation(value)) (\(value.storageClass))"
     }
 }
+#endif

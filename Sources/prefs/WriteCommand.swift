@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
@@ -80,3 +81,4 @@ struct WriteCommand: ParsableCommand {
         try store.set(stored, for: rowKey(key))
     }
 }
+#endif

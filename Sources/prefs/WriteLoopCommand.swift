@@ -1,3 +1,4 @@
+#if Prefs
 import ArgumentParser
 import SQLiteDefaults
 
@@ -35,3 +36,4 @@ struct WriteLoopCommand: ParsableCommand {
         }
     }
 }
+#endif

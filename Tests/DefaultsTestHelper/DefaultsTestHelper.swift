@@ -20,7 +20,8 @@ import SanitizerMutex
 ///     DefaultsTestHelper standard-default DB KEY N   `@Default(KEY) var k = 1` with no store (the standard
 ///                                                    store, named after this executable): prints "before V",
 ///                                                    sets N, prints "after V", "path P" ("memory" for the
-///                                                    stand-in) and "failure CODE MESSAGE" (or "failure none")
+///                                                    stand-in) and "failure CODE MESSAGE" (or "failure none"),
+///                                                    then how standard(name:) shares stores
 @main
 struct DefaultsTestHelper {
     static func main() {
@@ -126,6 +127,22 @@ struct DefaultsTestHelper {
             print("path \(DefaultsStore.standard.path ?? "memory")")
             let failure = DefaultsStore.standard.lastReportedError
             print("failure " + (failure.map { "\($0.code.rawValue) \($0.message)" } ?? "none"))
+            // standard(name:) shares one store per path, the standard store's included.
+            let named = try? DefaultsStore.standard(name: DefaultsStore.standardName)
+            print("standard(name:) is standard: \(named === DefaultsStore.standard)")
+            let other = try? DefaultsStore.standard(name: "other")
+            print("standard(name:) twice is one store: \(other != nil && other === (try? DefaultsStore.standard(name: "other")))")
+            var full = DefaultsStore.Configuration()
+            full.synchronous = .full
+            do {
+                _ = try DefaultsStore.standard(name: "other", configuration: full)
+                print("other settings: accepted")
+            } catch {
+                print("other settings: \((error as? DefaultsError)?.code.rawValue ?? "\(error)")")
+            }
+            try other?.close()
+            let reopened = try? DefaultsStore.standard(name: "other")
+            print("closed store replaced: \(reopened != nil && reopened !== other && reopened?.isClosed == false)")
             fflush(nil)
         default:
             throw usage()
@@ -152,7 +169,7 @@ final class LockedCounter: Sendable {
 //                                                   "many N seconds S threads T fds F inotify I", "path P" (the last
 //                                                   store's file) and "ready"; then "heard VALUE" on the last store's
 //                                                   first change, and exits (status 3 if nothing came within 120 s)
-//     DefaultsTestHelper observe-all DB            prints "pid PID" and "ready", then "all KEY VALUE ORIGIN" per observeAll change and
+//     DefaultsTestHelper observe-all DB            prints "pid PID" and "ready", then "all KEY VALUE ORIGIN" per observe(_:) change and
 //                                                   "changes KEY VALUE ORIGIN" per changes() element, until killed
 //     DefaultsTestHelper write-many DB N           N separate commits: k(i % 100) = "v<i>" for i in 0..<N; prints "done"
 //     DefaultsTestHelper write-spaced DB KEY N MS  sets 1…N (Int), MS milliseconds apart; after each set returns prints
@@ -172,7 +189,7 @@ extension DefaultsTestHelper {
             try openMany(directory: arguments[1], count: count, key: arguments[3])
         case "observe-all":
             guard arguments.count == 2 else { throw usage() }
-            try observeAll(path: arguments[1])
+            try observeEveryKey(path: arguments[1])
         case "write-many":
             guard arguments.count == 3, let count = Int(arguments[2]) else { throw usage() }
             let store = try DefaultsStore(path: arguments[1])
@@ -251,10 +268,10 @@ extension DefaultsTestHelper {
         if outcome == .timedOut { exit(3) }
     }
 
-    private static func observeAll(path: String) throws {
+    private static func observeEveryKey(path: String) throws {
         let store = try DefaultsStore(path: path)
         edgeSay("pid \(getpid())")
-        let token = store.observeAll { change in
+        let token = store.observe { change in
             edgeSay("all \(change.key) \(edgeText(change.newValue)) \(change.origin)")
         }
         let changes = store.changes()

@@ -7,7 +7,7 @@ import SQLiteDefaults
 ///
 ///     ReliabilityHelper soak-writer DB ID SECONDS SEED   random set/modify/remove/transaction work on shared
 ///                                                        keys; ends with one "summary …" line
-///     ReliabilityHelper soak-observer DB MODE            MODE callback (observeAll) or stream (changes());
+///     ReliabilityHelper soak-observer DB MODE            MODE callback (observe(_:)) or stream (changes());
 ///                                                        prints "ready"; on stdin "dump" prints the last value
 ///                                                        seen per key, then "end"; "quit" exits
 ///     ReliabilityHelper crash-writer DB SEED             sets, modifies and multi-key transactions forever;
@@ -225,7 +225,7 @@ final class Heard: Sendable {
     }
     private let state = Locked(State())
 
-    func record(_ change: DefaultsKeyChange) {
+    func record(_ change: AnyDefaultsChange) {
         state.withLock { state in
             state.notifications += 1
             state.last[change.key] = canonical(change.newValue)
@@ -259,7 +259,7 @@ func soakObserver(path: String, mode: String) throws {
     var task: Task<Void, Never>?
     switch mode {
     case "callback":
-        token = store.observeAll { heard.record($0) }
+        token = store.observe { heard.record($0) }
     case "stream":
         let stream = store.changes()  // registered now, before "ready"
         task = Task.detached {
@@ -335,7 +335,7 @@ func crashWriter(path: String, seed: UInt64) throws {
 func diskFull(path: String, limit: UInt64) throws {
     signal(SIGXFSZ, SIG_IGN)
     let store = try DefaultsStore(path: path)
-    let failures = store.reportedErrors
+    let failures = store.reportedErrors()
     let collected = Locked<[DefaultsError]>([])
     let listener = Task.detached {
         for await failure in failures { collected.withLock { $0.append(failure) } }

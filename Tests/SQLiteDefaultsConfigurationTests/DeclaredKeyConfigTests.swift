@@ -1,3 +1,4 @@
+#if Configuration && Prefs
 import Configuration
 import Foundation
 import SQLiteDefaults
@@ -28,3 +29,4 @@ struct DeclaredKeyConfigTests {
         }
     }
 }
+#endif

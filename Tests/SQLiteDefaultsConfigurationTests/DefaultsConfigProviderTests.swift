@@ -1,3 +1,4 @@
+#if Configuration && Prefs
 import Configuration
 import ConfigurationTesting
 import DefaultsTestSupport
@@ -340,3 +341,4 @@ struct DefaultsConfigProviderTests {
         #expect(seen.values == Array(0...writes))
     }
 }
+#endif

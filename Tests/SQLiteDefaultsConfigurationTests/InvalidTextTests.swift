@@ -1,3 +1,4 @@
+#if Configuration && Prefs
 import Configuration
 import DefaultsTestSupport
 import Foundation
@@ -21,3 +22,4 @@ struct InvalidTextTests {
         #expect(try provider.value(forKey: ["plain"], type: .string).value?.content == .string("ok"))
     }
 }
+#endif

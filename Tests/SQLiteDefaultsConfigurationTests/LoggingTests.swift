@@ -1,3 +1,4 @@
+#if Configuration && Prefs
 import DefaultsTestSupport
 import Logging
 import SQLiteDefaults
@@ -34,7 +35,7 @@ struct CapturingLogHandler: LogHandler {
 
 @Suite("Logging as swift-log asks libraries to log")
 struct LoggingTests {
-    @Test("a failed non-throwing write is reported on reportedErrors and logged at debug, details as metadata")
+    @Test("a failed non-throwing write is reported on reportedErrors() and logged at debug, details as metadata")
     func writeFailureIsDebug() async throws {
         let records = Collected<CapturingLogHandler.Record>()
         var configuration = DefaultsStore.Configuration()
@@ -52,3 +53,4 @@ struct LoggingTests {
         #expect(!records.all.contains { $0.level >= .warning }, "\(records.all.map { "\($0.level) \($0.message)" })")
     }
 }
+#endif

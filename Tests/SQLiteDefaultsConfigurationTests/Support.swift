@@ -1,3 +1,4 @@
+#if Configuration && Prefs
 import ChildProcesses
 import Configuration
 import DefaultsTestSupport
@@ -111,3 +112,4 @@ func errorCode(_ body: () throws -> Void) -> DefaultsError.Code? {
         return nil
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console && Prefs
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
@@ -193,3 +194,4 @@ struct BrowserTests {
         #expect(await serve.exitStatus() == 0)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console && Prefs
 import DefaultsTestSupport
 import Foundation
 import HTTPTypes
@@ -270,3 +271,4 @@ struct ConsoleDeclaredKeyTests {
         #expect(try fixture.stored("mode") == nil)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console && Prefs
 import DefaultsTestSupport
 import Foundation
 import HTTPTypes
@@ -65,3 +66,4 @@ struct ConsoleHistoryPagingTests {
         }
     }
 }
+#endif

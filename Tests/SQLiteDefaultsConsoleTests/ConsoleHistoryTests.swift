@@ -1,3 +1,4 @@
+#if Console && Prefs
 import DefaultsTestSupport
 import Foundation
 import HTTPTypes
@@ -140,3 +141,4 @@ struct ConsoleHistoryTests {
         }
     }
 }
+#endif

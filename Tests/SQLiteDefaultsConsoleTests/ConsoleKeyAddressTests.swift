@@ -1,3 +1,4 @@
+#if Console && Prefs
 import DefaultsTestSupport
 import Foundation
 import HTTPTypes
@@ -106,3 +107,4 @@ struct ConsoleKeyAddressTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console && Prefs
 import DefaultsTestSupport
 import Foundation
 import HTTPTypes
@@ -212,3 +213,4 @@ struct ConsoleSecurityTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console && Prefs
 import DefaultsTestSupport
 import Foundation
 import HTTPTypes
@@ -61,3 +62,4 @@ func encodedKey(_ key: String) -> String {
     allowed.insert(charactersIn: "-_~")
     return key.addingPercentEncoding(withAllowedCharacters: allowed) ?? key
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console && Prefs
 @testable import SQLiteDefaultsConsole
 import Testing
 
@@ -16,3 +17,4 @@ struct ConstantTimeTests {
         #expect(!ConstantTime.equal([], [UInt8](repeating: 0, count: 256)))
     }
 }
+#endif

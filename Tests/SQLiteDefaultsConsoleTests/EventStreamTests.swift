@@ -1,3 +1,4 @@
+#if Console && Prefs
 import DefaultsTestSupport
 import Foundation
 import HTTPTypes
@@ -124,3 +125,4 @@ struct EventStreamTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console && Prefs
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -157,3 +158,4 @@ final class RawHTTPConnection {
         return nil
     }
 }
+#endif

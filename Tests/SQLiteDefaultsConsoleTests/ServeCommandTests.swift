@@ -1,3 +1,4 @@
+#if Console && Prefs
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
@@ -98,3 +99,4 @@ struct ServeCommandTests {
         #expect(await serve.exitStatus() == 0)
     }
 }
+#endif

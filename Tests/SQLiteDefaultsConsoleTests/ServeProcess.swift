@@ -1,3 +1,4 @@
+#if Console && Prefs
 import ChildProcesses
 import DefaultsTestSupport
 import Foundation
@@ -38,3 +39,4 @@ final class ServeProcess: Sendable {
 
     deinit { child.send(SIGKILL) }
 }
+#endif

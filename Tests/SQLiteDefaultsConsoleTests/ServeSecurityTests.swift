@@ -1,3 +1,4 @@
+#if Console && Prefs
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
@@ -106,3 +107,4 @@ struct ServeSecurityTests {
         #expect(await serve.exitStatus() == 0)
     }
 }
+#endif

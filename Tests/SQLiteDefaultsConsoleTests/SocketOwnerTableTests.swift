@@ -1,3 +1,4 @@
+#if Console && Prefs
 @testable import SQLiteDefaultsConsole
 import Testing
 
@@ -71,3 +72,4 @@ struct SocketOwnerTableTests {
         #expect(SocketOwnerTable.Endpoint(ip: "127.0.0.1", port: 70000) == nil)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console && Prefs
 import ChildProcesses
 import DefaultsTestSupport
 import Foundation
@@ -116,3 +117,4 @@ final class WebDriver {
         return try Self.require(Data(base64Encoded: base64), "bad screenshot")
     }
 }
+#endif

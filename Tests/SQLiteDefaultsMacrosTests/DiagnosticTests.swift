@@ -1,3 +1,4 @@
+#if Observable
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
@@ -462,3 +463,4 @@ struct DiagnosticTests {
         )
     }
 }
+#endif

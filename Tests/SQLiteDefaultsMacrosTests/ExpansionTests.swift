@@ -1,3 +1,4 @@
+#if Observable
 import Testing
 
 /// Golden expansions: what the macros turn a class into, token for token.
@@ -167,7 +168,8 @@ struct ExpansionTests {
         )
     }
 
-    @Test func observersRunAroundTheStoreWrite() {
+    @Test(.disabled(if: harnessBefore602, "swift-syntax 600's harness keeps observers beside generated accessors; the compiler folds them in (ObservableDefaultsTests.willSetAndDidSetRunAroundTheWrite)"))
+    func observersRunAroundTheStoreWrite() {
         assertExpansion(
             """
             @ObservableDefaults
@@ -342,3 +344,4 @@ struct ExpansionTests {
         )
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observable
 import Foundation
 import SQLiteDefaultsObservable
 import Synchronization
@@ -99,3 +100,4 @@ nonisolated final class Flag: Sendable {
         return isSet
     }
 }
+#endif

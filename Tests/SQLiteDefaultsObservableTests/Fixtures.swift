@@ -1,3 +1,4 @@
+#if Observable
 import Foundation
 import SQLiteDefaultsObservable
 
@@ -84,3 +85,4 @@ class BaseSettings {
 final class DerivedSettings: BaseSettings {
     func describe() -> String { "color \(color)" }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observable
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaultsObservable
@@ -347,3 +348,4 @@ struct ValueTests {
         }
     }
 }
+#endif

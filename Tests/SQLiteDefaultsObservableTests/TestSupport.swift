@@ -1,3 +1,4 @@
+#if Observable
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaultsObservable
@@ -105,3 +106,4 @@ func storedKeys(_ database: String) throws -> [String] {
 func sqlite3Upsert(_ database: String, key: String, text: String) throws {
     try sqlite3(database, "INSERT INTO defaults(key, value) VALUES('\(key)', '\(text)') ON CONFLICT(key) DO UPDATE SET value = excluded.value;")
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import ChildProcesses
 import DefaultsTestSupport
 import Foundation
@@ -111,7 +112,7 @@ final class FaultFleet: @unchecked Sendable {
     /// Machine `index`'s file: key → integer value.
     func file(_ index: Int) throws -> [String: Int64] {
         var rows: [String: Int64] = [:]
-        for (key, value) in try stores[index].entries() {
+        for (key, value) in try stores[index].entries().map({ ($0.key, $0.value) }) {
             if case .integer(let number) = value { rows[key] = number }
         }
         return rows
@@ -149,3 +150,4 @@ final class FaultFleet: @unchecked Sendable {
         return nil
     }
 }
+#endif

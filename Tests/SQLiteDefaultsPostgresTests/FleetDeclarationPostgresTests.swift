@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import MetricsTestKit
@@ -76,3 +77,4 @@ struct FleetDeclarationPostgresTests {
         }
     }
 }
+#endif

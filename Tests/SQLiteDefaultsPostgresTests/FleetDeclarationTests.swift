@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
@@ -84,3 +85,4 @@ struct FleetDeclarationTests {
         #expect(!store.contains(flag))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import PostgresTestSupport
@@ -113,3 +114,4 @@ struct FleetFaultTests {
         }
     }
 }
+#endif

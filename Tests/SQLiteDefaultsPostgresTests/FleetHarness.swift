@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import CoreMetrics
 import DefaultsTestSupport
 import Foundation
@@ -123,7 +124,7 @@ func eventually(timeout: Duration = .seconds(60), _ condition: () throws -> Bool
 /// The store's rows as comparable text (storage class and exact bits).
 func snapshot(_ store: DefaultsStore) throws -> [String: String] {
     var rows: [String: String] = [:]
-    for (key, value) in try store.entries() { rows[key] = canonical(value) }
+    for entry in try store.entries() { rows[entry.key] = canonical(entry.value) }
     return rows
 }
 
@@ -155,3 +156,4 @@ func withPair(timing: DefaultsPostgresSync.Timing = .test,
         withExtendedLifetime(directory) {}
     }
 }
+#endif

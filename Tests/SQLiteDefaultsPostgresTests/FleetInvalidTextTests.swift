@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import PostgresTestSupport
@@ -20,3 +21,4 @@ struct FleetInvalidTextTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import MetricsTestKit
@@ -157,3 +158,4 @@ struct FleetLatencyTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import PostgresTestSupport
@@ -95,3 +96,4 @@ struct FleetNamingTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import Foundation
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
@@ -80,3 +81,4 @@ struct FleetNoticeTests {
                     == [FleetRow(key: "a", value: nil, version: 12, origin: "m:/f")])
     }
 }
+#endif

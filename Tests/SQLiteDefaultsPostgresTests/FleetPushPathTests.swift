@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import PostgresTestSupport
@@ -70,3 +71,4 @@ struct FleetPushPathTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
@@ -62,7 +63,7 @@ struct FleetRefusedRowTests {
         _ = try replica.join("fleet")
         try replica.recordPushed([PendingRow(key: "limit", value: .text("kept"))], version: 1)
         let changes = Collected<String>()
-        let token = store.observeAll { changes.append($0.key) }
+        let token = store.observe { changes.append($0.key) }
         defer { token.cancel() }
 
         var refused: [String: String] = [:]
@@ -146,3 +147,4 @@ struct FleetRefusedRowTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import PostgresTestSupport
@@ -98,3 +99,4 @@ struct FleetRewindTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import MetricsTestKit
@@ -112,3 +113,4 @@ struct FleetTableReplacedTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import PostgresTestSupport
@@ -332,3 +333,4 @@ struct FleetTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import Foundation
 import PostgresTestSupport
 
@@ -195,3 +196,4 @@ final class NetworkLab: @unchecked Sendable {
         return text
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
@@ -92,3 +93,4 @@ struct PgPassTests {
         #expect(warnings.all.first?.contains("group or world access") == true)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import ChildProcesses
 import DefaultsTestSupport
 import Foundation
@@ -180,3 +181,4 @@ struct SyncCommandTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import ChildProcesses
 import DefaultsTestSupport
 import Foundation
@@ -107,3 +108,4 @@ struct SyncPasswordTests {
         }
     }
 }
+#endif

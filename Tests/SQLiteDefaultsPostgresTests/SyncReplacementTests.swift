@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import ChildProcesses
 import DefaultsTestSupport
 import Foundation
@@ -69,3 +70,4 @@ struct SyncReplacementTests {
         }
     }
 }
+#endif

@@ -26,7 +26,7 @@ struct SecurityTests {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         let observed = Collected<String>()
-        let token = store.observeAll { observed.append($0.key) }
+        let token = store.observe { observed.append($0.key) }
         for (index, key) in hostileKeys.enumerated() {
             try store.set(key, for: DefaultsKey<String>(key, default: ""))           // the value is SQL too
             try store.modify(DefaultsKey<Int>(key + "#count", default: 0)) { $0 += index }

@@ -107,7 +107,7 @@ struct SoakTests {
         let stores = [try DefaultsStore(path: directory.database), try DefaultsStore(path: directory.database)]
         let heard = [LastValues(), LastValues()]
         let tokens = zip(stores, heard).map { store, last in
-            store.observeAll { change in last.record(change.key, canonical(change.newValue)) }
+            store.observe { change in last.record(change.key, canonical(change.newValue)) }
         }
         let watched = DefaultsKey<String?>("thread.shared.0")
         let streamed = Collected<String>()

@@ -1,3 +1,4 @@
+#if ServiceLifecycle
 import DefaultsTestSupport
 import Logging
 import SQLiteDefaults
@@ -66,3 +67,4 @@ struct DefaultsStoreServiceTests {
         #expect(store.isClosed)
     }
 }
+#endif

@@ -37,7 +37,7 @@ struct AsyncSequenceTests {
         let changes = store.changes()
         for index in 0..<200 { store[DefaultsKey<Int>("k\(index % 3)", default: -1)] = index }
         try sqlite3(directory.database, "INSERT INTO defaults VALUES ('shell', 1)")
-        var received: [DefaultsKeyChange] = []
+        var received: [AnyDefaultsChange] = []
         for await change in changes {
             received.append(change)
             if received.count == 201 { break }
@@ -45,7 +45,29 @@ struct AsyncSequenceTests {
         #expect(received.prefix(200).map(\.key) == (0..<200).map { "k\($0 % 3)" })
         #expect(received.prefix(200).map(\.newValue) == (0..<200).map { SQLiteValue.integer(Int64($0)) })
         #expect(received.prefix(200).allSatisfy { $0.origin == .local })
-        #expect(received.last == DefaultsKeyChange(key: "shell", origin: .external, newValue: .integer(1), writer: DefaultsWriter(kind: .sql)))
+        #expect(received.last == AnyDefaultsChange(key: "shell", newValue: .integer(1), origin: .external, writer: DefaultsWriter(kind: .sql)))
+    }
+
+    @Test("changes(key) yields that key's typed changes, who made each, and never another key's")
+    func changesOfOneKeyAreTypedAndCarryTheOrigin() async throws {
+        let store = try DefaultsStore(path: directory.database)
+        store[.count] = 1
+        var iterator = store.changes(.count).makeAsyncIterator()
+        store[.name] = "another key"
+        try store.transaction { tx in
+            tx[.count] = 2
+            tx[.count] = 3              // one transaction: one change, the final value
+        }
+        store[.count] = 3               // the value it holds: nothing
+        try sqlite3(directory.database, "UPDATE defaults SET value = 4 WHERE key = 'count'")
+        try store.remove(.count)
+        let local = await iterator.next()
+        #expect(local?.key == "count" && local?.newValue == 3 && local?.origin == .local && local?.writer?.kind == .library)
+        let external = await iterator.next()
+        #expect(external == DefaultsChange(key: "count", newValue: 4, origin: .external, writer: DefaultsWriter(kind: .sql)))
+        #expect(await iterator.next()?.newValue == 0, "a removed key arrives as its default")
+        // Hashable, as the any-key change is.
+        #expect(Set([external, external]).count == 1)
     }
 
     @Test func endingIterationUnregisters() async throws {

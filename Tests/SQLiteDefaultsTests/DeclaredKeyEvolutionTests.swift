@@ -15,7 +15,7 @@ struct DeclaredKeyEvolutionTests {
         try store.declare(Self.oldTimeout)
         store[Self.oldTimeout] = 45
         let heard = Collected<String>()
-        let token = store.observeAll { heard.append($0.key) }
+        let token = store.observe { heard.append($0.key) }
         defer { token.cancel() }
         try store.evolve(Self.oldTimeout, to: Self.newTimeout) { Double($0) + 0.5 }
         #expect(store[Self.newTimeout] == 45.5)

@@ -63,7 +63,7 @@ struct DeclaredKeyTests {
         let store = try DefaultsStore(path: directory.database)
         try store.declare(DefaultsKeys.declaredTimeout, DefaultsKeys.declaredTheme)
         let changes = Collected<String>()
-        let token = store.observeAll { changes.append($0.key) }
+        let token = store.observe { changes.append($0.key) }
         defer { token.cancel() }
         let other = try DefaultsStore(path: directory.database)
         let walBefore = try FileManager.default.attributesOfItem(atPath: directory.database + "-wal")[.size] as? Int

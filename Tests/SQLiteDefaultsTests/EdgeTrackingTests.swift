@@ -161,8 +161,8 @@ struct EdgeTrackingTests {
         let keys = ["k1", "k2", "k3", "untouched"].map { DefaultsKey<String>($0, default: "none") }
         let perKey = Dictionary(uniqueKeysWithValues: keys.map { ($0.name, Collected<String>()) })
         var tokens = keys.map { key in store.observe(key) { change in perKey[key.name]?.append(change.newValue) } }
-        let all = Collected<DefaultsKeyChange>(), streamed = Collected<DefaultsKeyChange>()
-        tokens.append(store.observeAll { all.append($0) })
+        let all = Collected<AnyDefaultsChange>(), streamed = Collected<AnyDefaultsChange>()
+        tokens.append(store.observe { all.append($0) })
         let changes = store.changes()
         let consumer = Task { for await change in changes { streamed.append(change) } }
         defer { consumer.cancel() }
@@ -210,7 +210,7 @@ struct EdgeTrackingTests {
         #expect(Array(perKey["k2"]!.all.dropFirst(marks.perKey["k2"]!)) == ["two"])
         #expect(Array(perKey["k3"]!.all.dropFirst(marks.perKey["k3"]!)) == ["none"])
         #expect(perKey["untouched"]!.all == ["same"], "the untouched key was announced again")
-        for (name, changesSeen, mark) in [("observeAll", all.all, marks.all), ("changes()", streamed.all, marks.streamed)] {
+        for (name, changesSeen, mark) in [("observe(_:)", all.all, marks.all), ("changes()", streamed.all, marks.streamed)] {
             let afterRestore = Array(changesSeen.dropFirst(mark))
             let restoreAnnouncements = afterRestore.dropLast()
             #expect(restoreAnnouncements.count == 3, "\(name) after the restore: \(afterRestore)")

@@ -34,25 +34,13 @@ struct ErrorCodeTests {
             // expected
         }
     }
-}
 
-/// The external-change settings that came before `externalChangeDetection` still work, as
-/// deprecated forwards to it (until 1.0).
-@Suite("Deprecated configuration names")
-struct DeprecatedConfigurationTests {
-    @available(*, deprecated, message: "exercises deprecated forwards")
-    @Test("observesExternalChanges and safetyPollInterval forward to externalChangeDetection")
-    func forwards() {
-        var configuration = DefaultsStore.Configuration()
-        #expect(configuration.observesExternalChanges)
-        configuration.safetyPollInterval = .seconds(30)
-        #expect(configuration.externalChangeDetection == .automatic(safetyPollInterval: .seconds(30)))
-        configuration.observesExternalChanges = false
-        #expect(configuration.externalChangeDetection == .off)
-        configuration.observesExternalChanges = true
-        #expect(configuration.externalChangeDetection == .automatic)
-        configuration.externalChangeDetection = .polling(interval: .milliseconds(100))
-        configuration.safetyPollInterval = .seconds(5)
-        #expect(configuration.externalChangeDetection == .polling(interval: .milliseconds(100)))
+    @Test("Code is CaseIterable: allCases lists every code once, each with its own name")
+    func codesAreCaseIterable() {
+        func cases<C: CaseIterable>(of _: C.Type) -> [C] { Array(C.allCases) }
+        let codes = cases(of: DefaultsError.Code.self)
+        #expect(codes.contains(.databaseReplaced))
+        #expect(Set(codes).count == codes.count)
+        #expect(Set(codes.map(\.rawValue)).count == codes.count)
     }
 }

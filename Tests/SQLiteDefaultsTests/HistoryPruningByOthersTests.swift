@@ -43,7 +43,7 @@ struct HistoryPruningByOthersTests {
         #expect(span <= 101, "the log holds \(span) entries; the file keeps 100")
         let history = try store.history(keys: ["doc"], limit: 100)
         #expect(history.count >= 99)
-        #expect(history.first?.value == .integer(600))
+        #expect(history.first?.value == .value(.integer(600)))
     }
 
     /// Nobody had the file open while the shell wrote: the next store to open it (not a
@@ -58,13 +58,13 @@ struct HistoryPruningByOthersTests {
         var readOnly = DefaultsStore.Configuration()
         readOnly.isReadOnly = true
         let reader = try DefaultsStore(path: directory.database, configuration: readOnly)
-        #expect(try reader.history(keys: ["doc"], limit: 1).first?.value == .integer(500))
+        #expect(try reader.history(keys: ["doc"], limit: 1).first?.value == .value(.integer(500)))
         #expect(try logSpan(directory.database) == grown, "a read-only store wrote to the file")
         try reader.close()
 
         let store = try DefaultsStore(path: directory.database)
         #expect(try logSpan(directory.database) == 100)
-        #expect(try store.history(keys: ["doc"], limit: 1).first?.value == .integer(500))
+        #expect(try store.history(keys: ["doc"], limit: 1).first?.value == .value(.integer(500)))
     }
 
     /// A backup restored under a watching store (`sqlite3 .restore`) brings back its long log;
@@ -81,7 +81,7 @@ struct HistoryPruningByOthersTests {
         _ = await waitUntil(timeout: .seconds(10)) { ((try? logSpan(directory.database)) ?? .max) <= 101 }
         let span = try logSpan(directory.database)
         #expect(span <= 101, "the restored log holds \(span) entries; the file keeps 100")
-        #expect(try store.history(keys: ["doc"], limit: 1).first?.value == .integer(300))
+        #expect(try store.history(keys: ["doc"], limit: 1).first?.value == .value(.integer(300)))
     }
 
     /// A length outside the range a store accepts (0 or 1, written with SQL) means the default,

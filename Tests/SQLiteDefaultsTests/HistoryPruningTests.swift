@@ -37,9 +37,9 @@ struct HistoryPruningTests {
         let kept = try store.history(keys: nil, limit: 100_000)
         #expect(kept.count >= 100)
         #expect(kept.first?.key == "second")
-        #expect(kept.first?.value == .integer(1_500))
+        #expect(kept.first?.value == .value(.integer(1_500)))
         // Newest first, and what is kept is a run of the newest: no change missing in it.
-        let ofFirst = try store.history(for: first, limit: 100_000).compactMap(\.value)
+        let ofFirst = try store.history(for: first, limit: 100_000).compactMap(\.value.written)
         #expect(ofFirst.first == 1_502)
         #expect(zip(ofFirst, ofFirst.dropFirst()).allSatisfy { newer, older in newer == older + 1 })
     }
@@ -57,7 +57,7 @@ struct HistoryPruningTests {
         for value in 151...160 { try store.set(value, for: second) }
         let kept = try store.history(keys: nil, limit: 100_000)
         #expect(kept.count >= 100)
-        #expect(try store.history(for: first).map(\.value) == [2_500])
+        #expect(try store.history(for: first).map(\.value.written) == [2_500])
         #expect(try store.history(for: second, limit: 200).count >= 99)
     }
 
@@ -69,7 +69,7 @@ struct HistoryPruningTests {
         let oldest = Int(try sqlite3(directory.database, "SELECT min(seq) FROM defaults_changes")) ?? -1
         let newest = Int(try sqlite3(directory.database, "SELECT max(seq) FROM defaults_changes")) ?? -1
         #expect(newest - oldest + 1 >= 100 && newest - oldest + 1 <= 1_100, "\(oldest)...\(newest)")
-        #expect(try store.history(for: first, limit: 100).first?.value == 5_000)
+        #expect(try store.history(for: first, limit: 100).first?.value == .value(5_000))
     }
 
     /// The prune's count reads the table of superseded entries, not the log: its cost does not
@@ -117,7 +117,7 @@ struct HistoryPruningTests {
             UPDATE defaults_changes SET superseded = 1 WHERE seq = 2;
             """)
         let store = try DefaultsStore(path: directory.database)
-        #expect(try store.history(for: first).map(\.value) == [3, 1])
+        #expect(try store.history(for: first).map(\.value.written) == [3, 1])
         #expect(try sqlite3(directory.database, "SELECT group_concat(seq) FROM defaults_changes_superseded") == "2")
     }
 
@@ -148,6 +148,6 @@ struct HistoryPruningTests {
         let superseded = Int(try sqlite3(directory.database, "SELECT count(*) FROM defaults_changes WHERE superseded IS NOT NULL")) ?? -1
         #expect(rows <= 1_300, "pruned: \(rows) rows of 2,000 written")
         #expect(rows - superseded >= 100, "\(rows) rows, \(superseded) superseded")
-        #expect(try store.history(for: second, limit: 1_000).first?.value == 2_001)
+        #expect(try store.history(for: second, limit: 1_000).first?.value == .value(2_001))
     }
 }

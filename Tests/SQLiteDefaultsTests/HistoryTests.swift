@@ -31,7 +31,7 @@ struct HistoryTests {
         #expect(entries.count == 1)
         let entry = try #require(entries.first)
         #expect(entry.key == "timeout")
-        #expect(entry.value == 45)
+        #expect(entry.value == .value(45))
         #expect(!entry.isRemoved)
         #expect(entry.writer == DefaultsWriter.current)
         #expect(entry.writer.kind == .library)
@@ -59,13 +59,13 @@ struct HistoryTests {
         for value in 1...5 { try store.set(value, for: timeout) }
         try store.set(0.5, for: ratio)
         try store.remove(timeout)
-        #expect(try store.history(for: timeout).map(\.value) == [nil, 5, 4, 3, 2, 1])
-        #expect(try store.history(for: timeout, limit: 2).map(\.value) == [nil, 5])
+        #expect(try store.history(for: timeout).map(\.value) == [.removed, .value(5), .value(4), .value(3), .value(2), .value(1)])
+        #expect(try store.history(for: timeout, limit: 2).map(\.value) == [.removed, .value(5)])
         #expect(try store.history(for: timeout).first?.isRemoved == true)
         let all = try store.history()
         #expect(all.map(\.key) == ["timeout", "ratio", "timeout", "timeout", "timeout", "timeout", "timeout"])
         #expect(zip(all, all.dropFirst()).allSatisfy { $0.sequence > $1.sequence })
-        #expect(try store.history(keys: ["ratio"]).map(\.value) == [.real(0.5)])
+        #expect(try store.history(keys: ["ratio"]).map(\.value) == [.value(.real(0.5))])
         #expect(try store.history(keys: ["ratio", "timeout"], limit: 3).map(\.key) == ["timeout", "ratio", "timeout"])
         #expect(try store.history(limit: 0).isEmpty)
         #expect(code(of: { try store.history(limit: -1) }) == .misuse)
@@ -79,7 +79,7 @@ struct HistoryTests {
             for value in [10, 20, 30] { try tx.set(value, for: timeout) }
             try tx.set(2.5, for: ratio)
         }
-        #expect(try store.history(for: timeout).map(\.value) == [30, 1])
+        #expect(try store.history(for: timeout).map(\.value.written) == [30, 1])
         #expect(try store.history().count == 3)
     }
 
@@ -95,7 +95,7 @@ struct HistoryTests {
         try store.set(3, for: timeout)
         #expect(seen.wait(count: 1))
         #expect(seen.all == [3], "observers heard nothing of the transaction")
-        #expect(try store.history(for: timeout).map(\.value) == [3, 1])
+        #expect(try store.history(for: timeout).map(\.value.written) == [3, 1])
         _ = token
     }
 
@@ -116,7 +116,7 @@ struct HistoryTests {
             }
         }
         #expect(try store.history().map(\.key) == ["timeout"])
-        #expect(try store.history(for: timeout).map(\.value) == [7])
+        #expect(try store.history(for: timeout).map(\.value.written) == [7])
     }
 
     @Test func writingTheValueAlreadyStoredIsNoEntry() throws {
@@ -140,20 +140,20 @@ struct HistoryTests {
         try store.removeAll()
         let newest = try store.history(limit: 2)
         #expect(Set(newest.map(\.key)) == ["timeout", "ratio"])
-        #expect(newest.allSatisfy { $0.isRemoved && $0.value == nil })
+        #expect(newest.allSatisfy { $0.isRemoved && $0.value == .removed && $0.value.written == nil })
     }
 
     @Test func aSQLClientsWriteIsRecordedAsSQLAndObserversHearItsWriter() throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         try store.set(1, for: timeout)
-        let seen = Collected<DefaultsKeyChange>()
-        let token = store.observeAll { seen.append($0) }
+        let seen = Collected<AnyDefaultsChange>()
+        let token = store.observe { seen.append($0) }
         try sqlite3(directory.database, "UPDATE defaults SET value = 2 WHERE key = 'timeout'")
         #expect(seen.wait(count: 1))
         #expect(seen.all.first?.writer == DefaultsWriter(kind: .sql))
         let entry = try #require(try store.history(for: timeout).first)
-        #expect(entry.value == 2)
+        #expect(entry.value == .value(2))
         #expect(entry.writer == DefaultsWriter(kind: .sql))
         _ = token
     }
@@ -174,7 +174,7 @@ struct HistoryTests {
         let result = try runHelper("set-int", directory.database, "timeout", "12")
         #expect(result.status == 0)
         let entry = try #require(try store.history(for: timeout).first)
-        #expect(entry.value == 12)
+        #expect(entry.value == .value(12))
         #expect(entry.writer.kind == .library)
         #expect(entry.writer.program == "DefaultsTestHelper")
         #expect(entry.writer.pid != nil && entry.writer.pid != getpid())
@@ -188,26 +188,26 @@ struct HistoryTests {
         try store.set("small", for: document)
         let entries = try store.history(for: document)
         #expect(entries.count == 6)
-        #expect(entries[0].value == "small" && entries[0].omittedByteCount == nil)
-        #expect(entries[1].value == nil && !entries[1].isRemoved && entries[1].omittedByteCount == 10_000_001)
+        #expect(entries[0].value == .value("small") && entries[0].omittedByteCount == nil)
+        #expect(entries[1].value == .tooLargeToKeep(byteCount: 10_000_001) && !entries[1].isRemoved && entries[1].omittedByteCount == 10_000_001)
         // The history holds sizes, not five copies of 10 MB.
         let logBytes = Int(try sqlite3(directory.database, "SELECT sum(length(CAST(value AS BLOB))) FROM defaults_changes")) ?? -1
         #expect(logBytes >= 0 && logBytes < 1_000)
         let limit = DefaultsStore.historyValueLimit
         try store.set(String(repeating: "y", count: limit), for: document)
-        #expect(try store.history(for: document).first?.value?.utf8.count == limit)
+        #expect(try store.history(for: document).first?.value.written?.utf8.count == limit)
         // One byte more is kept by size only: Swift's limit is the triggers' own (Migrations/0008).
         try store.set(String(repeating: "z", count: limit + 1), for: document)
-        #expect(try store.history(for: document).first?.omittedByteCount == limit + 1)
+        #expect(try store.history(for: document).first?.value == .tooLargeToKeep(byteCount: limit + 1))
     }
 
-    @Test func aValueThatDoesNotDecodeHasNoValueButIsNotRemoved() throws {
+    @Test func aValueThatDoesNotDecodeIsUndecodableNotRemoved() throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         try sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES ('timeout', 'soon')")
         let entry = try #require(try store.history(for: timeout).first)
-        #expect(entry.value == nil && !entry.isRemoved)
-        #expect(try store.history(keys: ["timeout"]).first?.value == .text("soon"))
+        #expect(entry.value == .undecodable(.text("soon")) && entry.value.written == nil && !entry.isRemoved)
+        #expect(try store.history(keys: ["timeout"]).first?.value == .value(.text("soon")))
     }
 
     @Test func aRestoredOlderFileShowsOnlyTheHistoryItHolds() throws {
@@ -219,10 +219,10 @@ struct HistoryTests {
         try store.set(2, for: timeout)
         try store.set(3, for: timeout)
         try sqlite3(directory.database, ".restore '\(backup)'")
-        #expect(try store.history(for: timeout).map(\.value) == [1])
+        #expect(try store.history(for: timeout).map(\.value.written) == [1])
         // Writing on continues from the restored file's numbers, claiming nothing it lost.
         try store.set(4, for: timeout)
-        #expect(try store.history(for: timeout).map(\.value) == [4, 1])
+        #expect(try store.history(for: timeout).map(\.value.written) == [4, 1])
         let reopened = try DefaultsStore(path: directory.database)
         let seen = try store.value(for: timeout)
         #expect(try reopened.value(for: timeout) == 4, "\(seen)")
@@ -236,9 +236,9 @@ struct HistoryTests {
         #expect(await helper.line { $0 == "holding" } != nil, "\(helper.errors)")
         helper.send(SIGKILL)
         #expect(await helper.exitStatus() == SIGKILL)
-        #expect(try store.history(for: timeout).map(\.value) == [1])
+        #expect(try store.history(for: timeout).map(\.value.written) == [1])
         try store.set(2, for: timeout)
-        #expect(try store.history(for: timeout).map(\.value) == [2, 1])
+        #expect(try store.history(for: timeout).map(\.value.written) == [2, 1])
     }
 
     @Test func theLengthKeptIsASettingOfTheFile() throws {
@@ -252,7 +252,7 @@ struct HistoryTests {
         for value in 1...2_500 { try other.set(value, for: timeout) }
         let kept = try store.history(for: timeout, limit: 10_000)
         #expect(kept.count >= 150 && kept.count <= 1_150)
-        #expect(kept.first?.value == 2_500)
+        #expect(kept.first?.value == .value(2_500))
         #expect(zip(kept, kept.dropFirst()).allSatisfy { $0.sequence == $1.sequence + 1 })
     }
 
@@ -287,13 +287,13 @@ struct HistoryTests {
 
     @Test func rowsAppliedByAReplicatorNameTheFleetAndTheMachine() throws {
         let store = try DefaultsStore.inMemory()
-        let seen = Collected<DefaultsKeyChange>()
-        let token = store.observeAll { seen.append($0) }
+        let seen = Collected<AnyDefaultsChange>()
+        let token = store.observe { seen.append($0) }
         try store.replicaTransaction { transaction in
             try transaction.write("timeout", .integer(99), writer: .fleet(origin: "build-7:/var/lib/app/defaults.sqlite"))
         }
         let entry = try #require(try store.history(for: timeout).first)
-        #expect(entry.value == 99)
+        #expect(entry.value == .value(99))
         #expect(entry.writer == DefaultsWriter(kind: .fleet, host: "build-7"))
         #expect(seen.wait(count: 1))
         #expect(seen.all.first?.writer == DefaultsWriter(kind: .fleet, host: "build-7"))

@@ -48,7 +48,7 @@ struct InvalidUTF8TextTests {
         #expect(try store.keysNotValidUTF8() == [Data([0x6B, 0xFF])])
 
         let heard = Collected<String>()
-        let observation = store.observeAll { change in
+        let observation = store.observe { change in
             if change.newValue == nil { heard.append(change.key) }
         }
         defer { observation.cancel() }

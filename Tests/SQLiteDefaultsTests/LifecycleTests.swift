@@ -49,10 +49,10 @@ struct LifecycleTests {
         #expect(try sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'count'") == "7")
     }
 
-    @Test("lifecycle: the subscript setter of a closed store reports .closed on reportedErrors and lastReportedError")
+    @Test("lifecycle: the subscript setter of a closed store reports .closed on reportedErrors() and lastReportedError")
     func setterOfAClosedStoreReportsClosed() async throws {
         let store = try DefaultsStore(path: directory.database)
-        let failures = store.reportedErrors
+        let failures = store.reportedErrors()
         try store.close()
         store[.name] = "after close"
         #expect(store.lastReportedError?.code == .closed)
@@ -61,19 +61,22 @@ struct LifecycleTests {
         #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults WHERE key = 'name'") == "0")
     }
 
-    @Test("lifecycle: updates() and changes() end after close()")
+    @Test("lifecycle: updates(), changes(key) and changes() end after close()")
     func sequencesEndAfterClose() async throws {
         let store = try DefaultsStore(path: directory.database)
         let updates = store.updates(.name)
         let updatesWithoutInitial = store.updates(.count, initial: false)
+        let keyChanges = store.changes(.name)
         let changes = store.changes()
         store[.name] = "before close"
         try store.close()
         #expect(await ends(updates, within: .seconds(10)), "updates() still running 10 s after close()")
         #expect(await ends(updatesWithoutInitial, within: .seconds(10)), "updates(initial: false) still running 10 s after close()")
+        #expect(await ends(keyChanges, within: .seconds(10)), "changes(key) still running 10 s after close()")
         #expect(await ends(changes, within: .seconds(10)), "changes() still running 10 s after close()")
         // A sequence asked for after the close ends at once too.
         #expect(await ends(store.changes(), within: .seconds(10)))
+        #expect(await ends(store.changes(.name), within: .seconds(10)))
         withExtendedLifetime(store) {}
     }
 
@@ -83,7 +86,7 @@ struct LifecycleTests {
         let writer = try DefaultsStore(path: directory.database)
         let witness = try DefaultsStore(path: directory.database)
         let perKey = Collected<String>(), allKeys = Collected<String>()
-        let tokens = [store.observe(.name) { perKey.append($0.newValue) }, store.observeAll { allKeys.append($0.key) }]
+        let tokens = [store.observe(.name) { perKey.append($0.newValue) }, store.observe { allKeys.append($0.key) }]
         writer[.name] = "heard"
         #expect(perKey.wait(count: 1))
         #expect(allKeys.wait(count: 1))

@@ -231,8 +231,8 @@ struct NotificationTests {
 
     @Test func observeAllSeesEveryKeyInCommitOrder() throws {
         let store = try DefaultsStore(path: directory.database)
-        let seen = Collected<DefaultsKeyChange>()
-        let token = store.observeAll { seen.append($0) }
+        let seen = Collected<AnyDefaultsChange>()
+        let token = store.observe { seen.append($0) }
         store[.name] = "n"
         store[.count] = 1
         try sqlite3(directory.database, "INSERT INTO defaults VALUES ('shell', 'yes')")

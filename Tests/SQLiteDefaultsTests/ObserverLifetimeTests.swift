@@ -29,7 +29,7 @@ struct ObserverLifetimeTests {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         store[.name] = "before"
-        let failures = store.reportedErrors
+        let failures = store.reportedErrors()
         try FileManager.default.removeItem(atPath: directory.database)
         var iterator = failures.makeAsyncIterator()
         let reported = await iterator.next()
@@ -44,7 +44,7 @@ struct ObserverLifetimeTests {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         store[.name] = "before"
-        let failures = store.reportedErrors
+        let failures = store.reportedErrors()
         let other = directory.path + "/other.sqlite"
         do { let replacement = try DefaultsStore(path: other); replacement[.name] = "replacement" }
         #expect(rename(other, directory.database) == 0)

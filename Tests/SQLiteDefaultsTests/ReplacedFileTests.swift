@@ -21,7 +21,7 @@ struct ReplacedFileTests {
         }
         let store = try DefaultsStore(path: directory.database)
         store[name] = "before"
-        let failures = store.reportedErrors
+        let failures = store.reportedErrors()
         let replacementBytes = try Data(contentsOf: URL(fileURLWithPath: other))
         #expect(rename(other, directory.database) == 0)
         var iterator = failures.makeAsyncIterator()
@@ -33,5 +33,30 @@ struct ReplacedFileTests {
         try? FileManager.default.removeItem(atPath: directory.database + "-wal")
         try? FileManager.default.removeItem(atPath: directory.database + "-shm")
         #expect(try DefaultsStore(path: directory.database)[name] == "from the replacement")
+    }
+
+    @Test("after a replacement, a read the cache could answer throws .databaseReplaced and contains is false")
+    func aCachedReadAfterAReplacementThrows() async throws {
+        let directory = try TemporaryDirectory()
+        let name = DefaultsKey<String>("name", default: "default")
+        let other = directory.path + "/other.sqlite"
+        do {
+            let replacement = try DefaultsStore(path: other)
+            replacement[name] = "from the replacement"
+            try replacement.close()
+        }
+        let store = try DefaultsStore(path: directory.database)
+        try store.set("before", for: name)
+        // Read once, so the value is in the store's cache.
+        #expect(try store.value(for: name) == "before")
+        #expect(store.contains(name))
+        let failures = store.reportedErrors()
+        #expect(rename(other, directory.database) == 0)
+        var iterator = failures.makeAsyncIterator()
+        #expect(await iterator.next()?.code == .databaseReplaced)
+        let stale = #expect(throws: DefaultsError.self) { try store.value(for: name) }
+        #expect(stale?.code == .databaseReplaced)
+        #expect(!store.contains(name))
+        #expect(store[name] == "default")
     }
 }

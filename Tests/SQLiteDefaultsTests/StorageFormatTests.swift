@@ -93,7 +93,7 @@ struct StorageFormatTests {
         #expect(store[.name] == "Old")
         try store.set("New", for: .name)
         let history = try store.history(for: .name)
-        #expect(history.first?.value == "New")
+        #expect(history.first?.value == .value("New"))
         #expect(try sqlite3(directory.database, "PRAGMA page_size") == "\(pageSize)")
         #expect(try DefaultsStore(path: directory.database)[.name] == "New")
     }

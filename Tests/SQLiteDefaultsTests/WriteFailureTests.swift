@@ -14,7 +14,7 @@ struct Unencodable: Codable, Sendable, Equatable {
 struct WriteFailureTests {
     @Test func failedSubscriptWritesAreReportedOnTheStreamAndLastFailure() async throws {
         let store = try DefaultsStore.inMemory()
-        let failures = store.reportedErrors
+        let failures = store.reportedErrors()
         let key = DefaultsKey<Unencodable>("thing", default: Unencodable(value: 1))
         store[key] = Unencodable(value: 2)
         #expect(store.lastReportedError?.code == .encodingFailed)

@@ -38,7 +38,7 @@ struct WriterIdentityTests {
             """)
         #expect(output.split(separator: "\n") == ["1", "1", "\(getpid())"])
         let entries = try store.history(for: timeout)
-        #expect(entries.map(\.value) == [6, 5])
+        #expect(entries.map(\.value.written) == [6, 5])
         #expect(entries.map(\.writer.kind) == [.sql, .library])
     }
 

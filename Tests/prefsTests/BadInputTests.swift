@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -138,3 +139,4 @@ struct BadInputTests {
         #expect(try await SQLite3.run(database, "SELECT key || '=' || value FROM defaults;") == "k=v\n")
     }
 }
+#endif

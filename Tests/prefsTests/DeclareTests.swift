@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -141,3 +142,4 @@ struct DeclareTests {
         print("prefs describe --json of 10,000 declared keys took \(elapsed)")
     }
 }
+#endif

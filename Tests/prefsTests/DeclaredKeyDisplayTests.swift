@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -108,3 +109,4 @@ struct DeclaredKeyDisplayTests {
         #expect(history.contains("beta [bool] = false (integer)"), "\(history)")
     }
 }
+#endif

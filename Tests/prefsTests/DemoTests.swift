@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import Testing
 
@@ -22,3 +23,4 @@ struct DemoTests {
         #expect(!FileManager.default.fileExists(atPath: String(path)))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ChildProcesses
 import Foundation
 import Testing
@@ -105,3 +106,4 @@ struct ExportTargetTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".tmp") }.isEmpty)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -141,3 +142,4 @@ struct HistoryCommandTests {
         #expect(try await history(database).count == 2, "a refused revert writes nothing")
     }
 }
+#endif

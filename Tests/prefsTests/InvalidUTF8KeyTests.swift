@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -40,3 +41,4 @@ struct InvalidUTF8KeyTests {
         #expect(try await SQLite3.run(database, "select count(*) from defaults where key = cast(x'ff6b6579' as text)") == "1\n")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -66,3 +67,4 @@ struct InvalidUTF8Tests {
         #expect(!list.contains("\u{FFFD}"), "\(list)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -169,3 +170,4 @@ struct ListExportImportTests {
         #expect(!FileManager.default.fileExists(atPath: database))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ChildProcesses
 import Foundation
 import Testing
@@ -108,3 +109,4 @@ struct OutputFailureTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: locked) == ["backup.json"])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -160,3 +161,4 @@ struct ReadWriteTests {
         }
     }
 }
+#endif

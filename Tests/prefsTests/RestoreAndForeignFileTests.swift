@@ -1,3 +1,4 @@
+#if Prefs
 import ChildProcesses
 import Foundation
 import SQLiteDefaults
@@ -89,3 +90,4 @@ struct RestoreAndForeignFileTests {
         #expect(try await Prefs.succeed(["--db", db, "read", "secret"]) == "s3cr3t\n")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ChildProcesses
 import Foundation
 import Testing
@@ -36,3 +37,4 @@ struct SQLiteFloorTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path("data")), "the parent folder was created")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import ChildProcesses
 import Foundation
 import SQLiteDefaults
@@ -222,3 +223,4 @@ extension Trait where Self == ConditionTrait {
         .enabled(if: ChildProcess.findOnPath("sqlite3") != nil, "needs the sqlite3 shell: apt-get install sqlite3")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import Testing
 
@@ -32,3 +33,4 @@ struct ValidationOrderTests {
         #expect(try await Prefs.succeed(["domains"], environment: environment) == "plain\ntwo\\nlines\n")
     }
 }
+#endif

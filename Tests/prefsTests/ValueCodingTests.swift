@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -126,3 +127,4 @@ struct ValueCodingTests {
         #expect(text.contains(".") || text.contains("e"), "\(text)")
     }
 }
+#endif

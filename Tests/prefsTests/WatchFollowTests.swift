@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import Testing
 
@@ -74,3 +75,4 @@ struct WatchFollowTests {
         _ = try await watcher.stop()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Prefs
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -87,3 +88,4 @@ struct WatchTests {
         #expect(watcher.output.all.count == 2, "\(watcher.output.all)")
     }
 }
+#endif

@@ -13,7 +13,7 @@ func burstRows(a: Machine, receivers: [Machine], pushes: NotificationLog, writes
     let counters = receivers.map { _ in BurstCounter() }
     for counter in counters { counter.expect(burstWrites) }
     let burstObservations = zip(receivers, counters).map { machine, counter in
-        machine.store.observeAll { change in
+        machine.store.observe { change in
             if change.key.hasPrefix(prefix), change.newValue != nil { counter.heard() }
         }
     }

@@ -16,7 +16,7 @@ func setCostRows(synced: Machine, setTable: String, probe: Probe, directory: Str
     // (a Mutex<Set> insert and an AsyncStream yield), on a store with no sync.
     let mimicked = try DefaultsStore(path: directory + "/set-mimic.sqlite")
     let mimic = SyncObserverMimic()
-    let mimicObservation = mimicked.observeAll { change in mimic.localChange(change.key) }
+    let mimicObservation = mimicked.observe { change in mimic.localChange(change.key) }
     let costKeyList = (0..<costKeys).map { DefaultsKey<Int>("cost.\($0)", default: 0) }
     var counter = 0
 

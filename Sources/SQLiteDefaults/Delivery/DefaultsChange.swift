@@ -7,7 +7,17 @@ public enum DefaultsChangeOrigin: String, Sendable, Hashable {
     case external
 }
 
-/// A committed change of one key, as ``DefaultsStore/observe(_:_:)`` delivers it.
+/// A committed change of one key, typed: the key's new value as `Value`. Delivered by
+/// ``DefaultsStore/observe(_:_:)`` (closure) and ``DefaultsStore/changes(_:)`` (sequence).
+///
+/// ```swift
+/// for await change in store.changes(.theme) {
+///     print(change.key, change.newValue, change.origin)
+/// }
+/// ```
+///
+/// Its untyped sibling, for changes of any key, is ``AnyDefaultsChange``: the same properties,
+/// with the new value as stored.
 public struct DefaultsChange<Value: Sendable>: Sendable {
     /// The key's name.
     public let key: String
@@ -35,38 +45,40 @@ public struct DefaultsChange<Value: Sendable>: Sendable {
     }
 }
 
-/// A committed change of any key, as ``DefaultsStore/changes()`` delivers it.
-public struct DefaultsKeyChange: Sendable, Hashable {
+extension DefaultsChange: Equatable where Value: Equatable {}
+extension DefaultsChange: Hashable where Value: Hashable {}
+
+/// A committed change of any key, untyped: the row's new value as stored. Delivered by
+/// ``DefaultsStore/observe(_:)`` (closure) and ``DefaultsStore/changes()`` (sequence), which
+/// hear every key.
+///
+/// ```swift
+/// for await change in store.changes() {
+///     print(change.key, change.newValue?.storageClass ?? "removed", change.origin)
+/// }
+/// ```
+///
+/// The typed form, for one key, is ``DefaultsChange``; both name the new value `newValue`.
+public struct AnyDefaultsChange: Sendable, Hashable {
     /// The key's name.
     public let key: String
+    /// The row's new value as stored; `nil` when the row was removed.
+    public let newValue: SQLiteValue?
     /// Whether this store object or someone else made the change.
     public let origin: DefaultsChangeOrigin
-    /// The row's new value as stored; `nil` when the row was removed. Named as in
-    /// ``DefaultsChange/newValue``.
-    public let newValue: SQLiteValue?
     /// Who wrote the change, where known (see ``DefaultsChange/writer``).
     public let writer: DefaultsWriter?
 
     /// Creates a change, for example to feed code under test that takes one.
     /// - Parameters:
     ///   - key: the key's name.
-    ///   - origin: whether this store or someone else made it.
     ///   - newValue: the row's new value, `nil` when removed.
+    ///   - origin: whether this store or someone else made it.
     ///   - writer: who wrote it, if known.
-    public init(key: String, origin: DefaultsChangeOrigin, newValue: SQLiteValue?, writer: DefaultsWriter? = nil) {
+    public init(key: String, newValue: SQLiteValue?, origin: DefaultsChangeOrigin, writer: DefaultsWriter? = nil) {
         self.key = key
-        self.origin = origin
         self.newValue = newValue
+        self.origin = origin
         self.writer = writer
-    }
-
-    /// The row's new value as stored.
-    @available(*, deprecated, renamed: "newValue")
-    public var value: SQLiteValue? { newValue }
-
-    /// Creates a change.
-    @available(*, deprecated, renamed: "init(key:origin:newValue:)")
-    public init(key: String, origin: DefaultsChangeOrigin, value: SQLiteValue?) {
-        self.init(key: key, origin: origin, newValue: value)
     }
 }

@@ -1,9 +1,13 @@
 import Synchronization
 
+// Observation is one family, closure and sequence forms side by side:
+//   one key:         observe(_:_:)  ~ changes(_:)   -> DefaultsChange<Value> (typed)
+//   every key:       observe(_:)    ~ changes()     -> AnyDefaultsChange (as stored)
+//   one key's value:                  updates(_:initial:) -> Value, the current one first
 extension DefaultsStore {
     /// Calls `handler` after every committed change of `key`, whoever made it: this store
     /// (`.local`), another store on the same file, another process, or a SQL client such as
-    /// the `sqlite3` shell (`.external`).
+    /// the `sqlite3` shell (`.external`). The closure form of ``changes(_:)``.
     ///
     /// ```swift
     /// let token = store.observe(.theme) { change in
@@ -18,6 +22,9 @@ extension DefaultsStore {
     /// value unchanged; several writes in one transaction are one call with the final value.
     /// A removed row, or one that no longer decodes as `Value`, arrives as the key's default.
     ///
+    /// - Parameters:
+    ///   - key: the key to hear.
+    ///   - handler: called with each change.
     /// - Returns: a token; observation lasts until it is cancelled or deallocated.
     public func observe<Value>(_ key: DefaultsKey<Value>, _ handler: @escaping @Sendable (DefaultsChange<Value>) -> Void) -> DefaultsObservation {
         let codec = key.codec
@@ -30,12 +37,20 @@ extension DefaultsStore {
     }
 
     /// Calls `handler` after every committed change of any key, in commit order, with the
-    /// key, who made it, and the row's new value (`nil` when removed): the closure form of
-    /// ``changes()``, which delivers the same changes as an `AsyncSequence`.
+    /// key, who made it, and the row's new value as stored (`nil` when removed). The closure
+    /// form of ``changes()``; it hears what ``observe(_:_:)`` hears, for every key.
+    ///
+    /// ```swift
+    /// let token = store.observe { change in
+    ///     print(change.key, "changed by", change.origin)
+    /// }
+    /// ```
+    ///
+    /// - Parameter handler: called with each change, after its commit, with no lock held.
     /// - Returns: a token; observation lasts until it is cancelled or deallocated.
-    public func observeAll(_ handler: @escaping @Sendable (DefaultsKeyChange) -> Void) -> DefaultsObservation {
+    public func observe(_ handler: @escaping @Sendable (AnyDefaultsChange) -> Void) -> DefaultsObservation {
         let observer = core.addObserver(key: nil) { name, stored, origin, writer in
-            handler(DefaultsKeyChange(key: name, origin: origin, newValue: stored, writer: writer))
+            handler(AnyDefaultsChange(key: name, newValue: stored, origin: origin, writer: writer))
         }
         return DefaultsObservation { [weak core] in core?.removeObserver(observer) }
     }
@@ -50,7 +65,13 @@ extension DefaultsStore {
     /// ```
     ///
     /// Values are buffered, so a slow consumer misses none. Ending the loop or cancelling its
-    /// task unregisters the observer; the sequence finishes when the store is deallocated.
+    /// task unregisters the observer; the sequence finishes when the store is closed or
+    /// deallocated. For who made each change, use ``changes(_:)``.
+    ///
+    /// - Parameters:
+    ///   - key: the key to follow.
+    ///   - initial: whether to yield the current value first (default `true`).
+    /// - Returns: a sequence of the key's values.
     public func updates<Value>(_ key: DefaultsKey<Value>, initial: Bool = true) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
         let codec = key.codec
@@ -76,19 +97,50 @@ extension DefaultsStore {
         return stream
     }
 
+    /// Every committed change of `key`, typed, in commit order: the sequence form of
+    /// ``observe(_:_:)``, delivering the same changes (who made each one included).
+    ///
+    /// ```swift
+    /// for await change in store.changes(.theme) where change.origin == .external {
+    ///     print("someone else set the theme to", change.newValue)
+    /// }
+    /// ```
+    ///
+    /// Unlike ``updates(_:initial:)`` it starts with the next change, not the current value.
+    /// Changes are buffered, so a slow consumer loses none. Ending the loop or cancelling its
+    /// task unregisters it; the sequence finishes when the store is closed or deallocated.
+    ///
+    /// - Parameter key: the key to hear.
+    /// - Returns: a sequence of the key's changes.
+    public func changes<Value>(_ key: DefaultsKey<Value>) -> AsyncStream<DefaultsChange<Value>> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DefaultsChange<Value>.self)
+        let codec = key.codec
+        let defaultValue = key.defaultValue
+        let observer = core.addObserver(key: key.name, onStoreClosed: { continuation.finish() }) { name, stored, origin, writer in
+            let value = stored.flatMap { try? codec.decode($0) } ?? defaultValue
+            continuation.yield(DefaultsChange(key: name, newValue: value, origin: origin, writer: writer))
+        }
+        let token = DefaultsObservation { [weak core] in core?.registry.remove(observer) }
+        continuation.onTermination = { _ in token.cancel() }
+        return stream
+    }
+
     /// Every committed change of every key, in commit order, with the key, who made it and
-    /// the new stored value; buffered, so a slow consumer loses nothing. Ending the loop or
-    /// cancelling its task unregisters it; the sequence finishes when the store is deallocated.
+    /// the new stored value: the sequence form of ``observe(_:)``. Buffered, so a slow
+    /// consumer loses nothing. Ending the loop or cancelling its task unregisters it; the
+    /// sequence finishes when the store is closed or deallocated.
     ///
     /// ```swift
     /// for await change in store.changes() {
     ///     print(change.key, change.origin)
     /// }
     /// ```
-    public func changes() -> AsyncStream<DefaultsKeyChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DefaultsKeyChange.self)
+    ///
+    /// - Returns: a sequence of every key's changes.
+    public func changes() -> AsyncStream<AnyDefaultsChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: AnyDefaultsChange.self)
         let observer = core.addObserver(key: nil, onStoreClosed: { continuation.finish() }) { name, stored, origin, writer in
-            continuation.yield(DefaultsKeyChange(key: name, origin: origin, newValue: stored, writer: writer))
+            continuation.yield(AnyDefaultsChange(key: name, newValue: stored, origin: origin, writer: writer))
         }
         let token = DefaultsObservation { [weak core] in core?.removeObserver(observer) }
         continuation.onTermination = { _ in token.cancel() }

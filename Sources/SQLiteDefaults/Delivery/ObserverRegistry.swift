@@ -70,7 +70,7 @@ final class ObserverRegistry: Sendable {
 
     var observedKeys: [String] { state.withLock { $0.byKey.keys.map(\.name) } }
 
-    /// Whether anyone observes every key (`observeAll`, `changes()`).
+    /// Whether anyone observes every key (`observe(_:)`, `changes()`).
     var observesEveryKey: Bool { state.withLock { !$0.everyKey.isEmpty } }
 
     /// Unregisters everyone and ends their AsyncSequences (the store is going away).

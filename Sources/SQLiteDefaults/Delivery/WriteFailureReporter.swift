@@ -2,7 +2,7 @@ import Logging
 import Synchronization
 
 /// Where failures of non-throwing writes go: the log, ``DefaultsStore/lastReportedError``,
-/// and every live ``DefaultsStore/reportedErrors`` stream.
+/// and every live ``DefaultsStore/reportedErrors()`` stream.
 final class WriteFailureReporter: Sendable {
     private struct State {
         var last: DefaultsError?
@@ -20,7 +20,7 @@ final class WriteFailureReporter: Sendable {
     /// - Parameter warns: log at `.warning` (with `operation` in the message, a fixed phrase)
     ///   for a failure nobody asked about — the database file deleted under a running store, the
     ///   standard store unusable. A failed non-throwing write is logged at `.debug`: its caller
-    ///   receives it on `reportedErrors`, as swift-log asks of a library.
+    ///   receives it on `reportedErrors()`, as swift-log asks of a library.
     func report(_ error: DefaultsError, operation: String, warns: Bool = false) {
         var metadata: Logger.Metadata = ["operation": "\(operation)", "code": "\(error.code)", "error": "\(error)"]
         if let key = error.key { metadata["key"] = "\(key)" }

@@ -158,6 +158,7 @@ extension StoreEngine {
                 : "the database file \(realPath) was replaced by another file while the store had it open; the old file's -wal is still beside it, so both were left untouched: move the -wal away and open a new store",
             path: path)
         lost.withLock { $0 = error }
+        isLost.store(true, ordering: .releasing)
         failures.report(error, operation: "watching the database file", warns: true)
     }
 }

@@ -4,8 +4,7 @@ import Foundation
 /// connection and remembered.
 extension StoreEngine {
     func value<Value>(for key: DefaultsKey<Value>) throws -> Value {
-        // Inside a transaction the cache does not yet hold the transaction's own writes.
-        if cacheIsCurrent, !access.isHeldByCurrentThread, !closed.load(ordering: .relaxed) {
+        if servesFromCache {
             switch cache.lookup(key.hashedName) {
             case .decoded(let box) where box.holds(Value.self): return box.load(Value.self)
             case .absent: return key.defaultValue
@@ -48,8 +47,7 @@ extension StoreEngine {
 
     /// The row as stored, through the cache.
     func storedValue(_ key: String) throws -> SQLiteValue? {
-        if cacheIsCurrent, !access.isHeldByCurrentThread, !closed.load(ordering: .relaxed),
-           case .some(let cached) = cache.stored(HashedKey(key)) { return cached }
+        if servesFromCache, case .some(let cached) = cache.stored(HashedKey(key)) { return cached }
         try Self.validate(key)
         return try withConnection { connection in
             if connection.transactionDepth > 0 { return try connection.read(key) }

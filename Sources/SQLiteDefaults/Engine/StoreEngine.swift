@@ -28,6 +28,9 @@ final class StoreEngine: Sendable {
     let closed = Atomic<Bool>(false)
     /// Set when the database file was deleted or replaced underneath the store.
     let lost = Mutex<DefaultsError?>(nil)
+    /// Whether ``lost`` is set: read without a lock by the cached read path, so that a value
+    /// cached before the file was replaced is not served afterwards (set after ``lost``).
+    let isLost = Atomic<Bool>(false)
     /// (device, inode) of the file opened, to recognise a replacement.
     let fileIdentity: FileIdentity?
     let registration = Mutex<MonitorRegistration?>(nil)
@@ -100,6 +103,14 @@ final class StoreEngine: Sendable {
     // MARK: State
 
     var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    /// Whether the cache may answer a read without the connection: the cache is kept current,
+    /// this thread is not inside a transaction (whose writes the cache does not hold yet), and
+    /// the store is neither closed nor lost its file (a read then throws why).
+    var servesFromCache: Bool {
+        cacheIsCurrent && !access.isHeldByCurrentThread
+            && !closed.load(ordering: .relaxed) && !isLost.load(ordering: .acquiring)
+    }
 
     var closedError: DefaultsError {
         DefaultsError(.closed, "the store \(path ?? "in memory") was closed; open a new one to use the database", path: path)

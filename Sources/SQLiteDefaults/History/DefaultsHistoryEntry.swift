@@ -4,7 +4,12 @@ import Foundation
 ///
 /// ```swift
 /// for entry in try store.history(for: .timeout, limit: 5) {
-///     print(entry.sequence, entry.date, entry.value.map(String.init) ?? "removed", entry.writer.kind)
+///     switch entry.value {
+///     case .value(let timeout): print(entry.sequence, entry.date, "set to", timeout)
+///     case .removed: print(entry.sequence, entry.date, "removed")
+///     case .tooLargeToKeep(let byteCount): print(entry.sequence, "set to \(byteCount) bytes, not kept")
+///     case .undecodable(let stored): print(entry.sequence, "set to", stored.storageClass, "that is no timeout")
+///     }
 /// }
 /// ```
 public struct DefaultsHistoryEntry<Value: Sendable>: Sendable {
@@ -15,38 +20,72 @@ public struct DefaultsHistoryEntry<Value: Sendable>: Sendable {
     /// When the change was committed, to the millisecond (SQLite's clock on the writing
     /// machine, UTC).
     public let date: Date
-    /// The value written; `nil` when the row was removed (``isRemoved``), when the value was
-    /// too large to keep (``omittedByteCount``), or, in the typed form, when it does not
-    /// decode as `Value`.
-    public let value: Value?
+    /// What the change left: the value written, or why there is none (the row was removed, the
+    /// value was too large to keep, or, in the typed form, it does not decode as `Value`).
+    public let value: DefaultsHistoryValue<Value>
     /// Who made the change.
     public let writer: DefaultsWriter
-    /// Whether the change removed the row.
-    public let isRemoved: Bool
-    /// For a TEXT or BLOB value over ``DefaultsStore/historyValueLimit`` bytes: its size. The
-    /// history keeps the size, not the value, so the file stays bounded.
-    public let omittedByteCount: Int?
+
+    /// Whether the change removed the row (``value`` is ``DefaultsHistoryValue/removed``).
+    public var isRemoved: Bool { value.isRemoved }
+    /// For a TEXT or BLOB value over ``DefaultsStore/historyValueLimit`` bytes: its size
+    /// (``value`` is ``DefaultsHistoryValue/tooLargeToKeep(byteCount:)``); otherwise `nil`.
+    public var omittedByteCount: Int? { value.omittedByteCount }
 
     /// Creates an entry, for example to feed code under test that takes one.
     /// - Parameters:
     ///   - sequence: the change's number.
     ///   - key: the key's name.
     ///   - date: when it was committed.
-    ///   - value: the value written, `nil` when removed.
+    ///   - value: what the change left.
     ///   - writer: who made it.
-    ///   - isRemoved: whether the row was removed (defaults to `value == nil` with no `omittedByteCount`).
-    ///   - omittedByteCount: the size of a value too large to keep.
-    public init(sequence: Int64, key: String, date: Date, value: Value?, writer: DefaultsWriter,
-                isRemoved: Bool? = nil, omittedByteCount: Int? = nil) {
+    public init(sequence: Int64, key: String, date: Date, value: DefaultsHistoryValue<Value>, writer: DefaultsWriter) {
         self.sequence = sequence
         self.key = key
         self.date = date
         self.value = value
         self.writer = writer
-        self.isRemoved = isRemoved ?? (value == nil && omittedByteCount == nil)
-        self.omittedByteCount = omittedByteCount
     }
 }
 
 extension DefaultsHistoryEntry: Equatable where Value: Equatable {}
 extension DefaultsHistoryEntry: Hashable where Value: Hashable {}
+
+/// What a change in the history left: the value it wrote, or which of the three reasons
+/// there is none.
+///
+/// ```swift
+/// if case .value(let timeout) = entry.value { print("was", timeout) }
+/// entry.value.written   // the value, or nil for the other three cases
+/// ```
+public enum DefaultsHistoryValue<Value: Sendable>: Sendable {
+    /// The change wrote this value.
+    case value(Value)
+    /// The change removed the row.
+    case removed
+    /// The change wrote a TEXT or BLOB value over ``DefaultsStore/historyValueLimit`` bytes:
+    /// the history keeps its size, not the value, so the file stays bounded.
+    case tooLargeToKeep(byteCount: Int)
+    /// The change wrote a value that does not decode as `Value` (another client wrote another
+    /// type); here as stored. Only the typed ``DefaultsStore/history(for:limit:)`` gives it.
+    case undecodable(SQLiteValue)
+
+    /// The value written, or `nil` when the row was removed, the value was too large to keep,
+    /// or it does not decode.
+    public var written: Value? {
+        if case .value(let value) = self { value } else { nil }
+    }
+
+    /// Whether the change removed the row.
+    public var isRemoved: Bool {
+        if case .removed = self { true } else { false }
+    }
+
+    /// The size of a value too large to keep; `nil` in the other cases.
+    public var omittedByteCount: Int? {
+        if case .tooLargeToKeep(let byteCount) = self { byteCount } else { nil }
+    }
+}
+
+extension DefaultsHistoryValue: Equatable where Value: Equatable {}
+extension DefaultsHistoryValue: Hashable where Value: Hashable {}

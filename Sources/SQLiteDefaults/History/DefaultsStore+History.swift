@@ -3,7 +3,8 @@ import Foundation
 extension DefaultsStore {
     /// TEXT and BLOB values up to this many bytes are kept whole in the history; a larger one
     /// (a 10 MB document, say) is kept by its size alone (``DefaultsHistoryEntry/omittedByteCount``),
-    /// so the history costs at most the kept length × this many bytes of file.
+    /// so the history costs at most the kept length × this many bytes of file
+    /// (``DefaultsHistoryValue/tooLargeToKeep(byteCount:)``).
     public static let historyValueLimit = StoreEngine.historyValueLimit
 
     /// The key's newest committed changes, newest first, by whoever made them: this process,
@@ -11,15 +12,16 @@ extension DefaultsStore {
     ///
     /// ```swift
     /// for entry in try store.history(for: .timeout, limit: 50) {
-    ///     print(entry.sequence, entry.date, entry.value.map(String.init) ?? "removed", entry.writer.kind)
+    ///     print(entry.sequence, entry.date, entry.value.written.map(String.init) ?? "no value", entry.writer.kind)
     /// }
     /// ```
     ///
     /// A transaction of this library is one entry per key (its final value); a rolled-back
     /// one, or a write of the value already stored, is none. A SQL client's transaction is
-    /// invisible to the log's triggers, so its changes may be one entry per statement. A value
-    /// that does not decode as `Value` (written by another client) has `value` nil and
-    /// `isRemoved` false. The file keeps at least its newest ``historyLength()`` changes.
+    /// invisible to the log's triggers, so its changes may be one entry per statement. Each
+    /// entry's ``DefaultsHistoryEntry/value`` says what the change left: the value, or that the
+    /// row was removed, that the value was too large to keep, or that it does not decode as
+    /// `Value` (written by another client; kept as stored). The file keeps at least its newest ``historyLength()`` changes.
     ///
     /// - Parameters:
     ///   - key: the key.
@@ -28,11 +30,8 @@ extension DefaultsStore {
     /// - Throws: ``DefaultsError`` — `.misuse` for a negative limit, `.invalidKey`, `.closed`,
     ///   or a SQLite failure reading the file.
     public func history<Value>(for key: DefaultsKey<Value>, limit: Int = 100) throws -> [DefaultsHistoryEntry<Value>] {
-        try core.history(keys: [key.name], limit: limit).map { row in
-            DefaultsHistoryEntry(sequence: row.sequence, key: row.key, date: Self.date(row.milliseconds),
-                                 value: row.value.flatMap { try? key.codec.decode($0) }, writer: row.writer,
-                                 isRemoved: row.isRemoved, omittedByteCount: row.omitted)
-        }
+        let codec = key.codec
+        return try core.historyEntries(keys: [key.name], limit: limit) { try codec.decode($0) }
     }
 
     /// The newest committed changes of `keys` (of every key when nil), newest first, with each
@@ -40,22 +39,20 @@ extension DefaultsStore {
     ///
     /// ```swift
     /// for entry in try store.history(limit: 20) {
-    ///     print(entry.sequence, entry.key, entry.value.map { "\($0)" } ?? "removed", entry.writer.kind)
+    ///     print(entry.sequence, entry.key, entry.value.written.map { "\($0)" } ?? "no value", entry.writer.kind)
     /// }
     /// ```
     ///
     /// - Parameters:
     ///   - keys: the keys to show, or nil for all.
     ///   - limit: at most this many entries (default 100).
-    /// - Returns: the entries, newest first; `value` is nil when the row was removed, or when
-    ///   its value was too large to keep (``DefaultsHistoryEntry/omittedByteCount``).
+    /// - Returns: the entries, newest first; each ``DefaultsHistoryEntry/value`` is the value
+    ///   as stored, ``DefaultsHistoryValue/removed``, or
+    ///   ``DefaultsHistoryValue/tooLargeToKeep(byteCount:)`` (never `.undecodable`).
     /// - Throws: ``DefaultsError`` — `.misuse` for a negative limit, `.invalidKey` for an empty
     ///   name, `.closed`, or a SQLite failure reading the file.
     public func history(keys: [String]? = nil, limit: Int = 100) throws -> [DefaultsHistoryEntry<SQLiteValue>] {
-        try core.history(keys: keys, limit: limit).map { row in
-            DefaultsHistoryEntry(sequence: row.sequence, key: row.key, date: Self.date(row.milliseconds),
-                                 value: row.value, writer: row.writer, isRemoved: row.isRemoved, omittedByteCount: row.omitted)
-        }
+        try core.historyEntries(keys: keys, limit: limit) { $0 }
     }
 
     /// How many changes the file keeps at least (10,000 unless ``setHistoryLength(_:)`` said
@@ -78,9 +75,5 @@ extension DefaultsStore {
     ///   `.closed`, `.busy`, or a SQLite failure writing the file.
     public func setHistoryLength(_ count: Int) throws {
         try core.setHistoryLength(count)
-    }
-
-    private static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

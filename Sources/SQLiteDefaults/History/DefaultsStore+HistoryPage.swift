@@ -22,9 +22,6 @@ extension DefaultsStore {
     /// - Returns: the entries, newest first, as ``history(keys:limit:)`` returns them.
     /// - Throws: ``DefaultsError`` as ``history(keys:limit:)`` does.
     public func history(keys: [String]?, limit: Int, before: Int64?) throws -> [DefaultsHistoryEntry<SQLiteValue>] {
-        try core.history(keys: keys, limit: limit, before: before).map { row in
-            DefaultsHistoryEntry(sequence: row.sequence, key: row.key, date: Date(timeIntervalSince1970: Double(row.milliseconds) / 1000),
-                                 value: row.value, writer: row.writer, isRemoved: row.isRemoved, omittedByteCount: row.omitted)
-        }
+        try core.historyEntries(keys: keys, limit: limit, before: before) { $0 }
     }
 }

@@ -25,7 +25,7 @@
 /// reads and writes the block's store inside it.
 ///
 /// Writes go through the non-throwing subscript (``DefaultsStore/subscript(_:)``): a failure
-/// is logged and reported on the store's ``DefaultsStore/reportedErrors`` and
+/// is logged and reported on the store's ``DefaultsStore/reportedErrors()`` and
 /// ``DefaultsStore/lastReportedError``, never dropped. No setter needs `mutating`. The
 /// projected value (`$username`) is the wrapper itself, for observing the key.
 ///
@@ -67,7 +67,7 @@ public struct Default<Value: Sendable>: Sendable {
     /// The stored value (or the key's default); setting writes it durably.
     ///
     /// Never throws: a value that cannot be read gives the default, and a failed write is
-    /// logged and reported on ``DefaultsStore/reportedErrors`` of ``store``.
+    /// logged and reported on ``DefaultsStore/reportedErrors()`` of ``store``.
     public var wrappedValue: Value {
         get { store[key] }
         nonmutating set { store[key] = newValue }

@@ -48,32 +48,6 @@ extension DefaultsStore {
         /// ```
         public var metricsFactory: (any MetricsFactory)?
 
-        /// Whether to watch for changes made by other connections.
-        @available(*, deprecated, message: "use externalChangeDetection: .off for false, .automatic for true")
-        public var observesExternalChanges: Bool {
-            get { watchesExternalChanges }
-            set {
-                if !newValue {
-                    externalChangeDetection = .off
-                } else if !watchesExternalChanges {
-                    externalChangeDetection = .automatic
-                }
-            }
-        }
-
-        /// How often the change monitor checks a file when the file system reports nothing.
-        /// Setting it while detection is ``ExternalChangeDetection/off`` or
-        /// ``ExternalChangeDetection/polling(interval:)`` changes nothing.
-        @available(*, deprecated, message: "use externalChangeDetection = .automatic(safetyPollInterval:)")
-        public var safetyPollInterval: Duration {
-            get { safetyPoll }
-            set {
-                if case .fileEvents = externalChangeDetection.kind {
-                    externalChangeDetection = .automatic(safetyPollInterval: newValue)
-                }
-            }
-        }
-
         /// Whether the store follows other connections' commits.
         var watchesExternalChanges: Bool { externalChangeDetection.kind != .off }
 
@@ -88,7 +62,7 @@ extension DefaultsStore {
         }
 
         /// Where the store logs: failures of non-throwing writes (at `.debug`: they also reach
-        /// ``DefaultsStore/reportedErrors``), background checks, a fallback to polling. Default: a
+        /// ``DefaultsStore/reportedErrors()``), background checks, a fallback to polling. Default: a
         /// logger labelled `SQLiteDefaults`, from whatever `LoggingSystem` the process bootstrapped.
         public var logger: Logger = Logger(label: "SQLiteDefaults")
 
@@ -96,7 +70,7 @@ extension DefaultsStore {
         /// created, migrated or converted (no schema, no switch to WAL); every write throws
         /// ``DefaultsError/Code/readOnly``. A file of an older schema is read as it is, and an
         /// empty SQLite file reads as a store with no keys. Other connections' changes are seen
-        /// by each read (as with ``observesExternalChanges`` `false`); observers hear none.
+        /// by each read (as with ``ExternalChangeDetection/off``); observers hear none.
         /// Default `false`. For tools that inspect a file, as `prefs read` and `prefs list` do.
         public var isReadOnly: Bool = false
         /// Whether the store may live in a SQLite file that holds tables of another program.

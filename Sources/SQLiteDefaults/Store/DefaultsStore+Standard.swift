@@ -12,16 +12,19 @@ extension DefaultsStore {
     /// @Default("username") var username = "Anonymous"   // reads and writes DefaultsStore.standard
     /// ```
     ///
-    /// It is opened on first use, once per process, whichever thread gets there first. Inside
-    /// ``withStandard(_:_:)`` (and tasks created in its block) it is the store given there
-    /// instead, and the process's own is not opened.
+    /// It is opened on first use, once per process, whichever thread gets there first, and it
+    /// is the same object as ``standard(name:configuration:)`` returns for ``standardName``
+    /// (with the default configuration): both give the one shared store of their path, kept
+    /// for the life of the process (one that was ``close()``d is opened again on next use).
+    /// Inside ``withStandard(_:_:)`` (and tasks created in its block) it is the store given
+    /// there instead, and the process's own is not opened.
     ///
     /// Never throws and never crashes: when the file cannot be opened (`XDG_CONFIG_HOME` is a
     /// file, the directory is read-only, the file is not a database, …) an in-memory store
     /// stands in for the rest of the process. The failure is logged through swift-log and
     /// reported on that store as a ``DefaultsError`` with code
     /// ``DefaultsError/Code/cannotOpen`` whose message includes the underlying error. It is
-    /// reported before anyone can see the stand-in, so a live ``reportedErrors`` stream cannot
+    /// reported before anyone can see the stand-in, so a live ``reportedErrors()`` stream cannot
     /// have caught it: read ``lastReportedError`` (it stays set until a later failure replaces
     /// it), or check ``path`` (nil for the stand-in).
     ///
@@ -108,20 +111,26 @@ extension DefaultsStore {
         // that itself reads `DefaultsStore.standard` on first use would wait for itself, as it
         // would with any lazily initialised global.
         StandardSlot.store.withLock { slot in
-            if let slot { return slot }
+            if let slot, !slot.isClosed { return slot }
             let opened = openStandard(name: standardName)
             slot = opened
             return opened
         }
     }
 
-    /// Opens `standard(name:configuration:)`; when that fails, an in-memory store with the
+    /// The shared `standard(name:configuration:)`; when that fails, an in-memory store with the
     /// failure reported on it as `.cannotOpen`.
     static func openStandard(name: String, configuration: Configuration = Configuration()) -> DefaultsStore {
+        let location: String
         do {
-            return openStandard(location: try standardPath(name: name), configuration: configuration)
+            location = try standardPath(name: name)
         } catch {
             return standIn(for: name, failure: error, configuration: configuration)
+        }
+        do {
+            return try SharedStandardStores.store(at: location, configuration: configuration)
+        } catch {
+            return standIn(for: location, failure: error, configuration: configuration)
         }
     }
 

@@ -74,7 +74,7 @@ public final class DefaultsStore: Sendable {
     // MARK: Lifecycle
 
     /// Ends the store: checkpoints what it can, stops watching the file, ends every
-    /// ``updates(_:initial:)`` and ``changes()`` sequence, and calls no observer again.
+    /// ``updates(_:initial:)``, ``changes(_:)`` and ``changes()`` sequence, and calls no observer again.
     /// Idempotent; releasing the store's last reference does the same.
     ///
     /// ```swift
@@ -85,7 +85,7 @@ public final class DefaultsStore: Sendable {
     ///
     /// Afterwards every throwing call throws ``DefaultsError`` with code `.closed`, the
     /// subscript getter returns the key's default, and the subscript setter reports `.closed`
-    /// on ``writeFailures``.
+    /// on ``reportedErrors()``.
     ///
     /// - Throws: ``DefaultsError`` with code `.misuse` when called inside one of this store's
     ///   own transactions (the store stays open).
@@ -100,7 +100,7 @@ public final class DefaultsStore: Sendable {
 
     /// The stored value, or the key's default when there is none or it cannot be decoded
     /// (use ``value(for:)`` to see why). Setting writes durably; a failed write is logged and
-    /// reported on ``writeFailures`` and ``lastWriteFailure``, never dropped silently.
+    /// reported on ``reportedErrors()`` and ``lastReportedError``, never dropped silently.
     ///
     /// ```swift
     /// store[.count] += 1   // not atomic across processes: use modify(_:_:) for that
@@ -160,7 +160,7 @@ public final class DefaultsStore: Sendable {
     /// tools that list or export everything.
     ///
     /// ```swift
-    /// for (key, value) in try store.entries() { print(key, value.storageClass) }
+    /// for entry in try store.entries() { print(entry.key, entry.value.storageClass) }
     /// ```
     ///
     /// TEXT that is not valid UTF-8 comes back byte for byte as ``SQLiteValue/invalidUTF8Text(_:)``.
@@ -168,10 +168,11 @@ public final class DefaultsStore: Sendable {
     /// in place of its invalid bytes, a name that does not find its row: tools that must not
     /// change anything ask ``keysNotValidUTF8()`` first.
     ///
+    /// - Returns: one ``DefaultsEntry`` per row, sorted by key.
     /// - Throws: ``DefaultsError`` when the table cannot be read (`.closed`, `.databaseReplaced`,
     ///   `.corrupt`, `.ioError`, …).
-    public func entries() throws -> [(key: String, value: SQLiteValue)] {
-        try core.entries()
+    public func entries() throws -> [DefaultsEntry] {
+        try core.entries().map { DefaultsEntry(key: $0.key, value: $0.value) }
     }
 
     /// The bytes of every stored key that is not valid UTF-8, in key order; empty for any
@@ -271,32 +272,32 @@ public final class DefaultsStore: Sendable {
     /// non-throwing write (`store[key] = value`), the database file deleted or replaced under
     /// the store (`.databaseReplaced`), a stray write-ahead log moved aside when the file was
     /// opened (`.walSetAside`), a standard store that could not be opened (`.cannotOpen`).
-    /// Each is also logged. Each access returns a new stream; it ends when the store goes away.
+    /// Each is also logged.
+    ///
+    /// A method, as ``changes()`` is, because each call registers a listener of its own: every
+    /// stream returned receives every error reported after the call (an `AsyncStream` has one
+    /// consumer, so listeners never share one). Call it once per listener and keep the stream;
+    /// ending the loop or cancelling its task unregisters it, and it finishes when the store
+    /// goes away.
     ///
     /// ```swift
     /// Task {
-    ///     for await error in store.reportedErrors where error.code == .databaseReplaced {
+    ///     for await error in store.reportedErrors() where error.code == .databaseReplaced {
     ///         reopen()
     ///     }
     /// }
     /// ```
-    public var reportedErrors: AsyncStream<DefaultsError> {
+    ///
+    /// - Returns: a new stream of the errors reported from now on.
+    public func reportedErrors() -> AsyncStream<DefaultsError> {
         core.failures.stream()
     }
 
-    /// The most recent error of ``reportedErrors`` (one that happened before anyone listened
+    /// The most recent error of ``reportedErrors()`` (one that happened before anyone listened
     /// included, such as a log set aside while opening); `nil` if there has been none.
     public var lastReportedError: DefaultsError? {
         core.failures.last
     }
-
-    /// The errors the store reports instead of throwing.
-    @available(*, deprecated, renamed: "reportedErrors", message: "it carries more than write failures")
-    public var writeFailures: AsyncStream<DefaultsError> { reportedErrors }
-
-    /// The most recent error the store reported instead of throwing.
-    @available(*, deprecated, renamed: "lastReportedError")
-    public var lastWriteFailure: DefaultsError? { lastReportedError }
 
     func reportWriteFailure(_ error: any Error, key: String) {
         let defaultsError = error as? DefaultsError

@@ -1,3 +1,4 @@
+#if Console
 import PrefsFormats
 import SQLiteDefaults
 
@@ -61,7 +62,7 @@ enum ConsoleJSON {
     /// One event of the stream: `{"seq", "key", "value", "text", "storage", "origin", "time",
     /// "writer"}` (`value`, `text`, `storage` null when the key was removed; `writer` as in
     /// `prefs history --json`, null when the change does not say who wrote it).
-    static func event(seq: Int, change: DefaultsKeyChange, time: Double) -> String {
+    static func event(seq: Int, change: AnyDefaultsChange, time: Double) -> String {
         let value = change.newValue.flatMap { $0 == .null ? nil : $0 }
         let members: [String] = [
             #""seq":\#(seq)"#,
@@ -76,3 +77,4 @@ enum ConsoleJSON {
         return "{" + members.joined(separator: ",") + "}"
     }
 }
+#endif

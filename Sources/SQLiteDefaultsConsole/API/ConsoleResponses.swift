@@ -1,3 +1,4 @@
+#if Console
 import HTTPTypes
 import Hummingbird
 
@@ -19,3 +20,4 @@ enum ConsoleResponses {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }
+#endif

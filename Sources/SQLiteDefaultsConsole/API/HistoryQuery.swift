@@ -1,3 +1,4 @@
+#if Console
 import PrefsFormats
 
 /// The query of `GET api/history?key=K&limit=N&before=SEQ`, checked: `key` may repeat (several
@@ -50,3 +51,4 @@ struct HistoryQuery: Equatable {
         limit = min(requested, Self.maximumLimit)
     }
 }
+#endif

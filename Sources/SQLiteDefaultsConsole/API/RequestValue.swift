@@ -1,3 +1,4 @@
+#if Console
 import Foundation
 import PrefsFormats
 import SQLiteDefaults
@@ -118,3 +119,4 @@ enum RequestValue {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console
 extension ConsoleAssets {
     /// The page's script: plain JavaScript, no framework, no build step. Every key and value
     /// reaches the page through `textContent` and attribute setters, never as markup.
@@ -324,3 +325,4 @@ extension ConsoleAssets {
     })();
     """#
 }
+#endif

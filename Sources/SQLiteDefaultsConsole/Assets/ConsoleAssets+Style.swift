@@ -1,3 +1,4 @@
+#if Console
 extension ConsoleAssets {
     /// The page's style: a table on a laptop, one card per key on a phone.
     static let style = #"""
@@ -58,3 +59,4 @@ extension ConsoleAssets {
     }
     """#
 }
+#endif

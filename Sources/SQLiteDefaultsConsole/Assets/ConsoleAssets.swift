@@ -1,3 +1,4 @@
+#if Console
 /// The page, its script and its style, embedded in the binary: no files beside it, no CDN,
 /// nothing fetched from elsewhere, so the console works offline and from a static binary.
 enum ConsoleAssets {
@@ -46,3 +47,4 @@ enum ConsoleAssets {
     </html>
     """#
 }
+#endif

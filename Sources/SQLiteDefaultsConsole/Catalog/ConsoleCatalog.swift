@@ -1,3 +1,4 @@
+#if Console
 import Foundation
 import PrefsFormats
 import SQLiteDefaults
@@ -110,7 +111,7 @@ struct ConsoleCatalog: Sendable {
             let lossy = Set(invalidKeys.map { String(decoding: $0, as: UTF8.self) })
             stored.removeAll { lossy.contains($0.key) }
             for name in lossy {
-                if let value = try store.value(for: DefaultsKey<SQLiteValue?>(name)), value != .null { stored.append((name, value)) }
+                if let value = try store.value(for: DefaultsKey<SQLiteValue?>(name)), value != .null { stored.append(DefaultsEntry(key: name, value: value)) }
             }
             for bytes in invalidKeys {
                 if let value = try store.value(forKeyBytes: bytes) { invalid.append(ConsoleEntry(bytes: bytes, value: value)) }
@@ -148,3 +149,4 @@ struct ConsoleCatalog: Sendable {
         }
     }
 }
+#endif

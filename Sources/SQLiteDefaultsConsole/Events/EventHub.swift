@@ -1,3 +1,4 @@
+#if Console
 import Foundation
 import SQLiteDefaults
 import Synchronization
@@ -20,7 +21,7 @@ final class EventHub: Sendable {
         self.perClientLimit = perClientLimit
         // The handler holds the hub weakly: the observation lives in the hub, and a strong
         // capture would keep both alive for as long as the store.
-        let observation = store.observeAll { [weak self] change in self?.publish(change) }
+        let observation = store.observe { [weak self] change in self?.publish(change) }
         state.withLock { $0.observation = observation }
     }
 
@@ -51,7 +52,7 @@ final class EventHub: Sendable {
 
     /// Numbers a change, frames it once, and queues it for every client. Called by the store's
     /// delivery queue, one change at a time in commit order, so sequence numbers follow it.
-    private func publish(_ change: DefaultsKeyChange) {
+    private func publish(_ change: AnyDefaultsChange) {
         let now = Date().timeIntervalSince1970
         let (sequence, queues) = state.withLock { state in
             defer { state.nextSequence += 1 }
@@ -62,3 +63,4 @@ final class EventHub: Sendable {
         for queue in queues { queue.push(framed) }
     }
 }
+#endif

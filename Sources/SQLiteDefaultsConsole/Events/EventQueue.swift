@@ -1,3 +1,4 @@
+#if Console
 import Synchronization
 
 /// What one event-stream client has not been sent yet, bounded: a client that stops reading
@@ -93,3 +94,4 @@ extension EventQueue.State {
         return .finished
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -158,3 +159,4 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console
 import Synchronization
 
 /// The sessions `?token=` opens: each a random identifier that means nothing anywhere else,
@@ -52,3 +53,4 @@ final class ConsoleSessions: Sendable {
         }
     }
 }
+#endif

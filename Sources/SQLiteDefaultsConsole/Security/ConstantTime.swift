@@ -1,3 +1,4 @@
+#if Console
 /// Comparison whose time does not depend on where two byte strings differ, so a token cannot
 /// be guessed byte by byte from response times.
 enum ConstantTime {
@@ -13,3 +14,4 @@ enum ConstantTime {
         return difference == 0
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Console
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -54,3 +55,4 @@ enum HostName {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
+#endif

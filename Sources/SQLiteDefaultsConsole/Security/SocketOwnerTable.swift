@@ -1,3 +1,4 @@
+#if Console
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -107,3 +108,4 @@ struct SocketOwnerTable: Equatable {
         Set(sockets.lazy.filter { $0.state == Self.established && $0.local == endpoint }.map(\.uid))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observable
 /// One persisted property's key, as `@ObservableDefaults` generates it: a recipe that builds
 /// the `DefaultsKey` once the run-time prefix is known, and the key it built.
 ///
@@ -32,3 +33,4 @@ public struct ObservableDefaultsKey<Value: Sendable> {
     /// The key built by the last ``resolve(prefix:)``, or `nil` before set-up.
     public var key: DefaultsKey<Value>? { resolved }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observable
 /// The per-object state of an `@ObservableDefaults` class: its Observation registrar, the
 /// store it reads and writes, and the store observations that announce each committed
 /// change of a persisted property to Observation.
@@ -170,3 +171,4 @@ public final class ObservableDefaultsStorage {
         )
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Observable
 /// What a store callback captures: a `Sendable` existential, so that the callback itself
 /// carries no generic type from the owner's module.
 protocol ObservationRelaying: Sendable {
@@ -29,3 +30,4 @@ final class ObservationRelay<Owner: Observable & AnyObject, Value>: ObservationR
         registrar.withMutation(of: owner, keyPath: keyPath) {}
     }
 }
+#endif

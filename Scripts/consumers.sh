@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Pay for what you use, checked as a user's package sees it (CI runs this):
+#
+#   1. Tests/Consumers/CoreOnly (`traits: []`, the SQLiteDefaults product) resolves swift-log and
+#      swift-metrics and nothing else, builds clean (the time is printed), and runs.
+#   2. Tests/Consumers/PinnedSwiftSyntax pins swift-syntax 600.0.1, the lowest end of the macro's
+#      range, and builds and runs an @ObservableDefaults model.
+#   3. The macro's own tests (expansion, diagnostics, behaviour) at that lowest end: a copy of
+#      this repository resolved with swift-syntax 600.0.1, built with the Observable trait only.
+#      The highest end is the main `swift test`, which resolves the newest release in range;
+#      this script prints which that is and fails if it is not 603.
+#
+#   bash Scripts/consumers.sh [core|syntax|all]      (default all)
+#
+# Each consumer is copied into a temporary folder beside a link named SQLiteDefaults that points
+# at this checkout, so its `path: "../SQLiteDefaults"` is the repository as it is.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$(pwd)"
+which="${1:-all}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+ln -s "$repo" "$work/SQLiteDefaults"
+
+fail() { echo "consumers: $*" >&2; exit 1; }
+
+# The identities a Package.resolved pins, sorted, one per line.
+pinned() { python3 -c 'import json,sys; print("\n".join(sorted(p["identity"] for p in json.load(open(sys.argv[1]))["pins"])))' "$1"; }
+pinned_version() { python3 -c 'import json,sys; print(next(p["state"].get("version","") for p in json.load(open(sys.argv[1]))["pins"] if p["identity"]==sys.argv[2]))' "$1" "$2"; }
+
+core() {
+    echo "== CoreOnly: traits [], the store alone"
+    cp -R "$repo/Tests/Consumers/CoreOnly" "$work/CoreOnly"
+    (cd "$work/CoreOnly" && swift package resolve >/dev/null)
+    got="$(pinned "$work/CoreOnly/Package.resolved" | tr '\n' ' ')"
+    echo "resolved: $got"
+    [ "$got" = "swift-log swift-metrics " ] || fail "CoreOnly resolved more than swift-log and swift-metrics: $got"
+    start=$(date +%s)
+    (cd "$work/CoreOnly" && swift build 2>&1 | tail -1)
+    echo "CoreOnly: clean debug build in $(( $(date +%s) - start )) s (the contract: under 90 s on two cores)"
+    out="$("$work/CoreOnly/.build/debug/CoreOnly" "$work/core.sqlite")"
+    [ "$out" = "timeout 30" ] || fail "CoreOnly printed '$out', expected 'timeout 30'"
+    echo "CoreOnly: $out"
+}
+
+syntax() {
+    echo "== PinnedSwiftSyntax: an app that pins swift-syntax 600.0.1"
+    cp -R "$repo/Tests/Consumers/PinnedSwiftSyntax" "$work/PinnedSwiftSyntax"
+    (cd "$work/PinnedSwiftSyntax" && swift package resolve >/dev/null)
+    version="$(pinned_version "$work/PinnedSwiftSyntax/Package.resolved" swift-syntax)"
+    [ "$version" = "600.0.1" ] || fail "PinnedSwiftSyntax resolved swift-syntax $version"
+    (cd "$work/PinnedSwiftSyntax" && swift build 2>&1 | tail -1)
+    out="$("$work/PinnedSwiftSyntax/.build/debug/PinnedSwiftSyntax" "$work/syntax.sqlite")"
+    [ "$out" = "volume 7" ] || fail "PinnedSwiftSyntax printed '$out', expected 'volume 7'"
+    echo "PinnedSwiftSyntax: $out"
+
+    echo "== the macro's tests at swift-syntax 600.0.1"
+    mkdir -p "$work/lowest"
+    git ls-files -z | xargs -0 tar cf - | tar xf - -C "$work/lowest"
+    (
+        cd "$work/lowest"
+        swift package resolve >/dev/null
+        swift package resolve swift-syntax --version 600.0.1 >/dev/null
+        version="$(pinned_version Package.resolved swift-syntax)"
+        [ "$version" = "600.0.1" ] || fail "the copy resolved swift-syntax $version"
+        traits=(--disable-default-traits --traits Observable)
+        swift build --build-tests "${traits[@]}" 2>&1 | tail -1
+        swift test --skip-build "${traits[@]}" \
+            --filter "SQLiteDefaultsMacrosTests|SQLiteDefaultsObservableTests|SQLiteDefaultsObservableMainActorTests"
+    )
+
+    echo "== the highest end: what the repository itself resolves"
+    swift package resolve >/dev/null
+    version="$(pinned_version Package.resolved swift-syntax)"
+    echo "swift test runs the macro's tests with swift-syntax $version"
+    case "$version" in 603.*) ;; *) fail "the repository resolved swift-syntax $version, not the newest 603" ;; esac
+}
+
+case "$which" in
+    core) core ;;
+    syntax) syntax ;;
+    all) core; syntax ;;
+    *) echo "usage: $0 [core|syntax|all]" >&2; exit 2 ;;
+esac
