@@ -2,7 +2,7 @@
 -- `sqlite_sequence`: a third B-tree page per commit, about 30% of a one-key `set`. A plain
 -- INTEGER PRIMARY KEY takes the largest `seq` + 1, so numbers still only grow as long as the
 -- newest entry is never deleted; the library prunes only entries far older than the newest
--- (ChangeLog keeps the last 10,000), and a reader that finds its last entry gone or
+-- (HistoryLog keeps the newest changes, 10,000 by default), and a reader that finds its last entry gone or
 -- rewritten compares every key instead of trusting the log.
 --
 -- Triggers name the table they write to, so they go first and come back last. The rename runs

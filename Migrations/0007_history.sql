@@ -11,7 +11,7 @@
 --                  kept, so the log stays bounded (at most the kept length × 16 KiB)
 --   time           UTC, milliseconds since 1970, as SQLite's clock says when the statement ran
 --   writer         NULL: a SQL client outside this library ("sql"); 'library' or 'fleet',
---                  filled in by the writing store before it commits (HistoryLog.stampSQL)
+--                  filled in by the writing store before it commits (HistoryLog.stamp)
 --   writer_pid, writer_program, writer_user, writer_host
 --                  who wrote it, where known; for 'fleet', writer_host is the machine the row
 --                  came from

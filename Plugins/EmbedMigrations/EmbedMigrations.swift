@@ -8,7 +8,9 @@ struct EmbedMigrations: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
         let directory = context.package.directoryURL.appending(path: "Migrations").resolvingSymlinksInPath()
         let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-            .filter { $0.pathExtension == "sql" }
+            // `schema.sql` is the generated picture of a new file (Scripts/schema.sh), not a
+            // migration: only `NNNN_description.sql` files are.
+            .filter { $0.pathExtension == "sql" && $0.lastPathComponent != "schema.sql" }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrations.swift")
         return [

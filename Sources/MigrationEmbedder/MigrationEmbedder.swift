@@ -15,7 +15,8 @@ struct MigrationEmbedder {
         var migrations: [(version: Int, name: String, sql: String)] = []
         for path in arguments.dropFirst() {
             let file = URL(fileURLWithPath: path).lastPathComponent
-            guard file.hasSuffix(".sql") else { continue }
+            // `schema.sql` is the generated schema of a new file (Scripts/schema.sh), not a step.
+            guard file.hasSuffix(".sql"), file != "schema.sql" else { continue }
             let stem = String(file.dropLast(4))
             let parts = stem.split(separator: "_", maxSplits: 1)
             guard parts.count == 2, parts[0].count == 4, let version = Int(parts[0]), version > 0 else {

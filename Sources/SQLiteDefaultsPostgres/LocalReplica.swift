@@ -11,21 +11,11 @@ import SQLiteDefaults
 ///   comparing the two tables finds every change to push.
 /// - `defaults_fleet_state` holds the fleet table's identity and the version up to which its
 ///   rows were applied here.
+///
+/// Both tables are the library's (its migration 0011 creates them in every file); this module
+/// reads and writes them through ``ReplicaTransaction``'s named operations, never SQL.
 struct LocalReplica: Sendable {
     let store: DefaultsStore
-
-    static let schema = """
-        CREATE TABLE IF NOT EXISTS defaults_fleet_shadow (
-            key     TEXT NOT NULL PRIMARY KEY,
-            value,
-            present INTEGER NOT NULL,
-            version INTEGER NOT NULL
-        );
-        CREATE TABLE IF NOT EXISTS defaults_fleet_state (
-            fleet    TEXT NOT NULL,
-            position INTEGER NOT NULL
-        );
-        """
 
     /// Where this file stands in a fleet.
     struct Membership: Equatable {
@@ -43,13 +33,12 @@ struct LocalReplica: Sendable {
     /// another table (another identity) forgets that table's shadow and joins as new.
     func join(_ identity: String) throws -> Membership {
         try store.replicaTransaction { transaction in
-            try transaction.execute(Self.schema)
-            let rows = try transaction.rows("SELECT fleet, position FROM defaults_fleet_state")
-            if rows.count == 1, case .text(identity) = rows[0][0], case .integer(let position) = rows[0][1] {
+            let states = try transaction.fleetStates()
+            if states.count == 1, states[0].fleet == identity, let position = states[0].position {
                 return Membership(position: position, isNew: false)
             }
-            try transaction.execute("DELETE FROM defaults_fleet_shadow; DELETE FROM defaults_fleet_state")
-            return Membership(position: 0, isNew: true, replacesAnother: !rows.isEmpty)
+            try transaction.forgetFleet()
+            return Membership(position: 0, isNew: true, replacesAnother: !states.isEmpty)
         }
     }
 
@@ -67,36 +56,19 @@ struct LocalReplica: Sendable {
                 }
                 return pending
             }
-            let rows = try transaction.rows("""
-                SELECT d.key, 1, d.value, s.value, s.present FROM defaults d LEFT JOIN defaults_fleet_shadow s ON s.key = d.key
-                UNION ALL
-                SELECT s.key, 0, NULL, s.value, s.present FROM defaults_fleet_shadow s
-                WHERE s.present AND NOT EXISTS (SELECT 1 FROM defaults d WHERE d.key = s.key)
-                ORDER BY 1
-                """)
-            for row in rows {
-                guard case .text(let key) = row[0] else { continue }
-                let local: SQLiteValue? = row[1] == .integer(1) ? row[2] : nil
-                let shadowValue: SQLiteValue? = row[4] == .integer(1) ? row[3] : nil
-                if !SQLiteValue.isSameRow(local, shadowValue) {
-                    pending.append(PendingRow(key: key, value: local))
-                }
+            for row in try transaction.rowsBesideShadows() where !SQLiteValue.isSameRow(row.local, row.shadow) {
+                pending.append(PendingRow(key: row.key, value: row.local))
             }
             return pending
         }
     }
 
     private func shadow(of key: String, in transaction: ReplicaTransaction) throws -> (value: SQLiteValue?, version: Int64)? {
-        let rows = try transaction.rows("SELECT value, present, version FROM defaults_fleet_shadow WHERE key = ?1", [.text(key)])
-        guard let row = rows.first, case .integer(let version) = row[2] else { return nil }
-        return (row[1] == .integer(1) ? row[0] : nil, version)
+        try transaction.shadow(of: key).map { ($0.value, $0.version) }
     }
 
     private func setShadow(_ key: String, _ value: SQLiteValue?, version: Int64, in transaction: ReplicaTransaction) throws {
-        try transaction.rows("""
-            INSERT INTO defaults_fleet_shadow(key, value, present, version) VALUES (?1, ?2, ?3, ?4)
-            ON CONFLICT(key) DO UPDATE SET value = excluded.value, present = excluded.present, version = excluded.version
-            """, [.text(key), value ?? .null, .integer(value == nil ? 0 : 1), .integer(version)])
+        try transaction.setShadow(key, value, version: version)
     }
 
     /// Applies the fleet's rows in one transaction and moves the position to `position`.
@@ -124,8 +96,7 @@ struct LocalReplica: Sendable {
                 }
                 try setShadow(row.key, row.value, version: row.version, in: transaction)
             }
-            try transaction.execute("DELETE FROM defaults_fleet_state")
-            try transaction.rows("INSERT INTO defaults_fleet_state(fleet, position) VALUES (?1, ?2)", [.text(identity), .integer(position)])
+            try transaction.setFleetState(fleet: identity, position: position)
             return changed
         }
     }
@@ -220,13 +191,7 @@ struct LocalReplica: Sendable {
     }
 
     private func shadowVersions() throws -> [String: Int64] {
-        try store.replicaRead { transaction in
-            var versions: [String: Int64] = [:]
-            for row in try transaction.rows("SELECT key, version FROM defaults_fleet_shadow") {
-                if case .text(let key) = row[0], case .integer(let version) = row[1] { versions[key] = version }
-            }
-            return versions
-        }
+        try store.replicaRead { try $0.shadowVersions() }
     }
 
     /// Joins the table again from everything it holds (`rows`: all of them), in one
@@ -244,8 +209,7 @@ struct LocalReplica: Sendable {
     func rejoin(_ rows: [FleetRow], identity: String, forgettingShadows: Bool,
                 onRefused: (_ key: String, _ reason: String) -> Void = { _, _ in }) throws -> Int64 {
         try store.replicaTransaction { transaction in
-            try transaction.execute(Self.schema)
-            if forgettingShadows { try transaction.execute("DELETE FROM defaults_fleet_shadow") }
+            if forgettingShadows { try transaction.forgetShadows() }
             var inTable: Set<String> = []
             for row in rows {
                 inTable.insert(row.key)
@@ -266,13 +230,11 @@ struct LocalReplica: Sendable {
                 }
                 try setShadow(row.key, row.value, version: row.version, in: transaction)
             }
-            for row in try transaction.rows("SELECT key FROM defaults_fleet_shadow") {
-                guard case .text(let key) = row[0], !inTable.contains(key) else { continue }
-                try transaction.rows("DELETE FROM defaults_fleet_shadow WHERE key = ?1", [.text(key)])
+            for key in try transaction.shadowVersions().keys where !inTable.contains(key) {
+                try transaction.removeShadow(key)
             }
             let position = rows.map(\.version).max() ?? 0
-            try transaction.execute("DELETE FROM defaults_fleet_state")
-            try transaction.rows("INSERT INTO defaults_fleet_state(fleet, position) VALUES (?1, ?2)", [.text(identity), .integer(position)])
+            try transaction.setFleetState(fleet: identity, position: position)
             return position
         }
     }

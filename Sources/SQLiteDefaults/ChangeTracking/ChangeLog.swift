@@ -1,4 +1,3 @@
-import CSQLiteDefaults
 
 /// What other connections changed, as the `defaults_changes` table records it, and how far
 /// this store has applied it.
@@ -53,7 +52,7 @@ final class ChangeLog {
     /// the history's columns: a scan that fails forgets the answer, so the next one asks the
     /// file again and reads the columns that version has. Asked once, not on every look after
     /// an external commit.
-    private var schemaVersion: Int?
+    private var schemaVersion: SchemaVersion?
 
     /// Starts from the log's present end.
     init(_ database: Database) throws {
@@ -123,7 +122,7 @@ final class ChangeLog {
         if try Self.identity(database) != position.identity {
             return .resync(reason: "the file now holds another database", dataVersion: version)
         }
-        let schema = try schemaVersion ?? Migrator.currentVersion(of: database)
+        let schema = try schemaVersion ?? SchemaVersion.of(database)
         schemaVersion = schema
         do {
             return try entries(after: database, schemaVersion: schema, dataVersion: version)
@@ -134,10 +133,10 @@ final class ChangeLog {
     }
 
     /// The entries from the position on, reading the columns a log of `schemaVersion` has.
-    private func entries(after database: Database, schemaVersion: Int, dataVersion version: Int64) throws -> Scan {
+    private func entries(after database: Database, schemaVersion: SchemaVersion, dataVersion version: Int64) throws -> Scan {
         // Before migration 7 the log kept no time and no writer: NULLs stand in for them.
-        let history = schemaVersion >= HistoryLog.historyVersion
-            ? "time, " + HistoryLog.writerColumns(identity: schemaVersion >= HistoryLog.identityVersion)
+        let history = schemaVersion.hasHistory
+            ? "time, " + HistoryLog.writerColumns(identity: schemaVersion.recordsWriterIdentity)
             : "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
         // One statement reads the position's own entry (it must still be there, with the same
         // key) and everything after it.
@@ -179,7 +178,7 @@ final class ChangeLog {
     /// The writer of the entry `statement` is on (columns 2…8: time, then
     /// `HistoryLog.writerColumns`); nil for an entry from before history was kept (no time).
     private static func writer(_ statement: Statement) -> DefaultsWriter? {
-        guard sqlite3_column_type(statement.handle, 2) != SQLITE_NULL else { return nil }
+        guard !statement.isNull(at: 2) else { return nil }
         return HistoryLog.writer(statement, from: 3)
     }
 

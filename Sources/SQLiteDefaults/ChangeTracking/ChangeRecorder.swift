@@ -1,4 +1,3 @@
-import CSQLiteDefaults
 import Foundation
 
 /// Collects what SQLite's hooks report on the store's connection, so that observers hear
@@ -13,7 +12,7 @@ import Foundation
 /// Hook calls for `defaults_changes` (the change-log triggers' inserts) carry the log's
 /// `seq`: those numbers are this connection's own entries, which the external-change
 /// monitor must not report back as external.
-final class ChangeRecorder {
+final class ChangeRecorder: DatabaseHooks {
     /// One row written by a statement: the key, the value stored (`nil`: deleted), and the
     /// change-log entries its triggers added (history folds a key's repeated writes by them).
     struct Write {
@@ -82,24 +81,12 @@ final class ChangeRecorder {
     /// Set by the rollback hook; tells the store to forget `pending`.
     private var rolledBack = false
 
-    func install(on handle: OpaquePointer) {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_update_hook(handle, { context, operation, _, table, rowid in
-            guard let context, let table else { return }
-            Unmanaged<ChangeRecorder>.fromOpaque(context).takeUnretainedValue()
-                .rowChanged(operation: operation, table: table, rowid: rowid)
-        }, context)
-        sqlite3_rollback_hook(handle, { context in
-            guard let context else { return }
-            Unmanaged<ChangeRecorder>.fromOpaque(context).takeUnretainedValue().rolledBack = true
-        }, context)
-        sqlite3_commit_hook(handle, { _ in 0 }, nil)  // commit proceeds; delivery waits for the step to return
+    func install(on database: Database) {
+        database.installHooks(self)
     }
 
-    func uninstall(from handle: OpaquePointer) {
-        sqlite3_update_hook(handle, nil, nil)
-        sqlite3_rollback_hook(handle, nil, nil)
-        sqlite3_commit_hook(handle, nil, nil)
+    func uninstall(from database: Database) {
+        database.removeHooks()
     }
 
     /// Called before stepping a write statement for `key`.
@@ -166,10 +153,14 @@ final class ChangeRecorder {
         pending.lastLoggedKey = mark.lastLoggedKey
     }
 
-    private func rowChanged(operation: Int32, table: UnsafePointer<CChar>, rowid: Int64) {
+    func transactionRolledBack() {
+        rolledBack = true
+    }
+
+    func rowChanged(_ change: RowChange, table: UnsafePointer<CChar>, rowid: Int64) {
         if strcmp(table, "defaults") == 0 {
             statementChangedRow = true
-        } else if operation == SQLITE_INSERT, strcmp(table, "defaults_changes") == 0 {
+        } else if change == .insert, strcmp(table, "defaults_changes") == 0 {
             statementSequences = statementSequences.map { min($0.lowerBound, rowid)...max($0.upperBound, rowid) } ?? rowid...rowid
         }
     }

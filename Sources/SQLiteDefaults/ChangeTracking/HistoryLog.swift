@@ -1,4 +1,3 @@
-import CSQLiteDefaults
 import Foundation
 
 /// The history columns of the change log (`Migrations/0007_history.sql`, with the writer
@@ -10,7 +9,10 @@ import Foundation
 /// thread holding it.
 enum HistoryLog {
     /// TEXT and BLOB values up to this many bytes are kept whole; larger ones by size only.
-    /// The same number is written into the triggers of migrations 0007 and 0008.
+    /// The same number is written into the triggers of migrations 0007 and 0008: SQLite has no
+    /// named constant a trigger can read without a lookup on every write (a view or a settings
+    /// row costs a subquery per `set`; see `Migrations/schema.sql`'s header), so the SQL keeps its
+    /// own copy, and HistoryTests checks both sides of the boundary against this one.
     static let valueLimit = 16_384
     /// The number of changes kept when the file says nothing else.
     static let defaultKept = 10_000
@@ -38,9 +40,6 @@ enum HistoryLog {
     static func writerColumns(identity: Bool) -> String {
         "writer, writer_pid, writer_program, writer_user, writer_host, " + (identity ? "writer_identity" : "NULL")
     }
-
-    /// The schema version whose triggers record `writer_identity` (`Migrations/0008_writer_in_trigger.sql`).
-    static let identityVersion = 8
 
     /// The newest `limit` entries, newest first, of `keys` (all keys when nil), older than the
     /// sequence `before` when given (a page of a longer read). Entries from before migration
@@ -79,9 +78,7 @@ enum HistoryLog {
     }
 
     private static func row(_ statement: Statement) -> Row {
-        func optionalInteger(_ column: Int32) -> Int64? {
-            sqlite3_column_type(statement.handle, column) == SQLITE_NULL ? nil : statement.int64(at: column)
-        }
+        func optionalInteger(_ column: Int32) -> Int64? { statement.optionalInt64(at: column) }
         let removed = optionalInteger(3) == 1
         let omitted = optionalInteger(4).map { Int($0) }
         let value: SQLiteValue? = removed || omitted != nil ? nil : statement.value(at: 2)
@@ -95,17 +92,14 @@ enum HistoryLog {
     /// `writer_identity` names this library's process (recorded by the trigger); with neither,
     /// a SQL client outside this library wrote the entry.
     static func writer(_ statement: Statement, from column: Int32) -> DefaultsWriter {
-        func text(_ offset: Int32) -> String? {
-            sqlite3_column_type(statement.handle, column + offset) == SQLITE_NULL ? nil : statement.text(at: column + offset)
-        }
+        func text(_ offset: Int32) -> String? { statement.optionalText(at: column + offset) }
         let kind = text(0)
         if kind == nil, let identity = text(5) {
             return WriterIdentity.writer(from: identity) ?? DefaultsWriter(kind: .sql)
         }
         switch kind {
         case "library"?:
-            let pid = sqlite3_column_type(statement.handle, column + 1) == SQLITE_NULL
-                ? nil : Int32(truncatingIfNeeded: statement.int64(at: column + 1))
+            let pid = statement.optionalInt64(at: column + 1).map { Int32(truncatingIfNeeded: $0) }
             return DefaultsWriter(kind: .library, pid: pid, program: text(2), user: text(3), host: text(4))
         case "fleet"?:
             return DefaultsWriter(kind: .fleet, host: text(4))
@@ -185,9 +179,8 @@ enum HistoryLog {
         try statement.bind(sequence, at: 2)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        let isNull = { (column: Int32) in sqlite3_column_type(statement.handle, column) == SQLITE_NULL }
-        if isNull(3) || !isNull(2) { return nil }  // from before 0007, or kept by size only
-        if sqlite3_column_type(statement.handle, 1) != SQLITE_NULL { return .some(nil) }
+        if statement.isNull(at: 3) || !statement.isNull(at: 2) { return nil }  // from before 0007, or kept by size only
+        if !statement.isNull(at: 1) { return .some(nil) }
         return .some(statement.value(at: 0))
     }
 
@@ -224,10 +217,10 @@ enum HistoryLog {
         do {
             // The file's own version, not the one this connection migrated it to: a backup of
             // an older version restored under it (`sqlite3 .restore`) brings back that version's log.
-            let schema = try Migrator.currentVersion(of: database)
-            if schema >= historyVersion, let oldestKept = try oldestKept(keeping: kept, schema: schema, database: database) {
+            let schema = try SchemaVersion.of(database)
+            if schema.hasHistory, let oldestKept = try oldestKept(keeping: kept, schema: schema, database: database) {
                 var tables = ["defaults_changes"]
-                if schema >= supersededListVersion { tables.append("defaults_changes_superseded") }
+                if schema.listsSuperseded { tables.append("defaults_changes_superseded") }
                 for table in tables {
                     let delete = try database.statement("DELETE FROM \(table) WHERE seq < ?1")
                     defer { delete.reset() }
@@ -285,8 +278,8 @@ enum HistoryLog {
         do {
             let span = try database.statement(spanSQL)
             defer { span.reset() }
-            guard try span.step(), sqlite3_column_type(span.handle, 0) != SQLITE_NULL else { return .notDue }
-            let stored = sqlite3_column_type(span.handle, 1) == SQLITE_NULL ? nil : Int(clamping: span.int64(at: 1))
+            guard try span.step(), !span.isNull(at: 0) else { return .notDue }
+            let stored = span.optionalInt64(at: 1).map { Int(clamping: $0) }
             kept = stored.flatMap { keptRange.contains($0) ? $0 : nil } ?? defaultKept
             guard span.int64(at: 0) > Int64(kept + slack(keeping: kept)) else { return .notDue }
         }
@@ -302,17 +295,17 @@ enum HistoryLog {
     }
 
     /// The number of the oldest entry a prune keeps; nil when the log is empty.
-    private static func oldestKept(keeping kept: Int, schema: Int, database: Database) throws -> Int64? {
+    private static func oldestKept(keeping kept: Int, schema: SchemaVersion, database: Database) throws -> Int64? {
         let newest = try database.statement("SELECT max(seq) FROM defaults_changes")
         let last: Int64
         do {
             defer { newest.reset() }
-            guard try newest.step(), sqlite3_column_type(newest.handle, 0) != SQLITE_NULL else { return nil }
+            guard try newest.step(), !newest.isNull(at: 0) else { return nil }
             last = newest.int64(at: 0)
         }
         // A log from before 0009 has no list of its superseded entries: they are counted in the
         // log itself, reading the window (the cost 0009 removed, on such a file only).
-        let superseded = try database.statement(schema >= supersededListVersion ? supersededSinceSQL : """
+        let superseded = try database.statement(schema.listsSuperseded ? supersededSinceSQL : """
             SELECT count(*) FROM defaults_changes WHERE seq >= ?1 AND superseded IS NOT NULL
             """)
         var oldestKept = last - Int64(kept) + 1
@@ -330,12 +323,6 @@ enum HistoryLog {
             oldestKept = widened
         }
     }
-
-    /// The schema version that added history (`Migrations/0007_history.sql`): before it the log
-    /// has no history's columns, and nothing is read from them or pruned by length.
-    static let historyVersion = 7
-    /// The schema version that lists superseded entries (`Migrations/0009_prune_without_scan.sql`).
-    static let supersededListVersion = 9
 
     /// Counts the superseded entries from `?1` on (a range of `defaults_changes_superseded`).
     static let supersededSinceSQL = "SELECT count(*) FROM defaults_changes_superseded WHERE seq >= ?1"

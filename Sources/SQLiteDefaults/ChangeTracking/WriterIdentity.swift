@@ -1,4 +1,3 @@
-import CSQLiteDefaults
 import Foundation
 import Synchronization
 
@@ -40,15 +39,9 @@ enum WriterIdentity {
     /// any statement that writes `defaults` is prepared: a trigger's program binds its
     /// functions when the statement that fires it is prepared.
     static func install(on database: Database) throws {
-        // Innocuous: it reads nothing and changes nothing, so triggers may call it even where
-        // `trusted_schema` is off. Deterministic: the answer is the same for the connection's
-        // whole life, so SQLite may evaluate it once per statement.
-        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
-        let code = sqlite3_create_function_v2(database.handle, "sqlite_source_id", 0, flags, nil, { context, _, _ in
-            // SQLITE_STATIC (a nil destructor): `cString` is never freed.
-            sqlite3_result_text(context, WriterIdentity.cString, -1, nil)
-        }, nil, nil, nil)
-        guard code == SQLITE_OK else { throw database.error(code, "naming this process as the writer of its changes") }
+        // `cString` is never freed, so SQLite may keep the pointer.
+        try database.defineConstantFunction("sqlite_source_id", answering: cString,
+                                            operation: "naming this process as the writer of its changes")
     }
 
     /// The writer a stored identity names; nil when the text is not one (another client wrote

@@ -121,3 +121,21 @@ struct JSONElement<Value: DefaultsSerializable>: Codable {
         return value
     }
 }
+
+// The shapes the collections keep to: an `Optional` is its wrapped type's (nil removes the
+// row, so it is never stored); every collection is JSON text.
+extension Optional: DeclaredShapeStating where Wrapped: DefaultsSerializable {
+    static var declaredShape: DeclaredShape { DeclaredShape.of(Wrapped.self) }
+}
+
+extension Array: DeclaredShapeStating where Element: DefaultsSerializable {
+    static var declaredShape: DeclaredShape { .known(.json, allowed: nil) }
+}
+
+extension Set: DeclaredShapeStating where Element: DefaultsSerializable {
+    static var declaredShape: DeclaredShape { .known(.json, allowed: nil) }
+}
+
+extension Dictionary: DeclaredShapeStating where Key == String, Value: DefaultsSerializable {
+    static var declaredShape: DeclaredShape { .known(.json, allowed: nil) }
+}

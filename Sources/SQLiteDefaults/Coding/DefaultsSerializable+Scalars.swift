@@ -4,7 +4,9 @@ import Foundation
 // as what they are. Decoding is strict about the class: a TEXT row under an `Int` key is a
 // type mismatch, not a parse attempt. The one widening accepted is INTEGER → floating point.
 
-extension Bool: DefaultsSerializable {
+extension Bool: DefaultsSerializable, DeclaredShapeStating {
+    static var declaredShape: DeclaredShape { .known(.bool, allowed: nil) }
+
     /// Stores `1` or `0` as INTEGER.
     public func sqliteValue() throws -> SQLiteValue { .integer(self ? 1 : 0) }
     /// Reads INTEGER `0` or `1`.
@@ -20,9 +22,11 @@ extension Bool: DefaultsSerializable {
 }
 
 /// Integers that fit SQLite's signed 64-bit INTEGER, with a range check on the way back.
-protocol SQLiteInteger: FixedWidthInteger, DefaultsSerializable {}
+protocol SQLiteInteger: FixedWidthInteger, DefaultsSerializable, DeclaredShapeStating {}
 
 extension SQLiteInteger {
+    static var declaredShape: DeclaredShape { .known(.int, allowed: nil) }
+
     /// Stores the number as INTEGER.
     public func sqliteValue() throws -> SQLiteValue { .integer(Int64(self)) }
     /// Reads an INTEGER in this type's range.
@@ -47,9 +51,13 @@ extension UInt32: SQLiteInteger {}
 
 /// Unsigned 64-bit numbers: INTEGER when they fit SQLite's signed range, otherwise their
 /// decimal digits as TEXT, so every value round-trips exactly and reads correctly in SQL.
-protocol SQLiteWideUnsigned: FixedWidthInteger & UnsignedInteger & DefaultsSerializable & LosslessStringConvertible {}
+protocol SQLiteWideUnsigned: FixedWidthInteger & UnsignedInteger & DefaultsSerializable & LosslessStringConvertible & DeclaredShapeStating {}
 
 extension SQLiteWideUnsigned {
+    static var declaredShape: DeclaredShape {
+        .undeclarable("\(Self.self) values above Int64.max are stored as TEXT, so no one declared type holds them all; declare an Int key")
+    }
+
     /// Stores INTEGER up to `Int64.max`, decimal TEXT above.
     public func sqliteValue() throws -> SQLiteValue {
         if let small = Int64(exactly: self) { return .integer(small) }
@@ -78,7 +86,9 @@ extension SQLiteWideUnsigned {
 extension UInt: SQLiteWideUnsigned {}
 extension UInt64: SQLiteWideUnsigned {}
 
-extension Double: DefaultsSerializable {
+extension Double: DefaultsSerializable, DeclaredShapeStating {
+    static var declaredShape: DeclaredShape { .known(.double, allowed: nil) }
+
     /// Stores REAL.
     public func sqliteValue() throws -> SQLiteValue { .real(self) }
     /// Reads REAL, or INTEGER widened.
@@ -92,7 +102,9 @@ extension Double: DefaultsSerializable {
     }
 }
 
-extension Float: DefaultsSerializable {
+extension Float: DefaultsSerializable, DeclaredShapeStating {
+    static var declaredShape: DeclaredShape { .known(.double, allowed: nil) }
+
     /// Stores REAL (every `Float` is exactly a `Double`).
     public func sqliteValue() throws -> SQLiteValue { .real(Double(self)) }
     /// Reads REAL, or INTEGER widened.
@@ -100,7 +112,9 @@ extension Float: DefaultsSerializable {
     public init(sqliteValue: SQLiteValue) throws { self = Float(try Double(sqliteValue: sqliteValue)) }
 }
 
-extension String: DefaultsSerializable {
+extension String: DefaultsSerializable, DeclaredShapeStating {
+    static var declaredShape: DeclaredShape { .known(.string, allowed: nil) }
+
     /// Stores TEXT.
     public func sqliteValue() throws -> SQLiteValue { .text(self) }
     /// Reads TEXT.
@@ -116,7 +130,9 @@ extension String: DefaultsSerializable {
     }
 }
 
-extension Data: DefaultsSerializable {
+extension Data: DefaultsSerializable, DeclaredShapeStating {
+    static var declaredShape: DeclaredShape { .known(.data, allowed: nil) }
+
     /// Stores BLOB.
     public func sqliteValue() throws -> SQLiteValue { .blob(self) }
     /// Reads BLOB.
@@ -127,7 +143,9 @@ extension Data: DefaultsSerializable {
     }
 }
 
-extension URL: DefaultsSerializable {
+extension URL: DefaultsSerializable, DeclaredShapeStating {
+    static var declaredShape: DeclaredShape { .known(.url, allowed: nil) }
+
     /// Stores the absolute string as TEXT.
     public func sqliteValue() throws -> SQLiteValue { .text(absoluteString) }
     /// Reads TEXT that parses as a URL.
@@ -141,7 +159,9 @@ extension URL: DefaultsSerializable {
     }
 }
 
-extension Date: DefaultsSerializable {
+extension Date: DefaultsSerializable, DeclaredShapeStating {
+    static var declaredShape: DeclaredShape { .known(.date, allowed: nil) }
+
     /// Stores seconds since 1970-01-01 UTC as REAL (sub-microsecond precision today),
     /// which SQL reads with `datetime(value, 'unixepoch')`.
     public func sqliteValue() throws -> SQLiteValue { .real(timeIntervalSince1970) }
@@ -152,7 +172,9 @@ extension Date: DefaultsSerializable {
     }
 }
 
-extension UUID: DefaultsSerializable {
+extension UUID: DefaultsSerializable, DeclaredShapeStating {
+    static var declaredShape: DeclaredShape { .known(.string, allowed: nil) }
+
     /// Stores the canonical string as TEXT.
     public func sqliteValue() throws -> SQLiteValue { .text(uuidString) }
     /// Reads TEXT in UUID form (any letter case).

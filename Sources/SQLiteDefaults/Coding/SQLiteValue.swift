@@ -65,7 +65,11 @@ public enum SQLiteValue: Sendable, Hashable {
     }
 }
 
-extension SQLiteValue: DefaultsSerializable {
+extension SQLiteValue: DefaultsSerializable, DeclaredShapeStating {
+    static var declaredShape: DeclaredShape {
+        .undeclarable("a SQLiteValue key is untyped; declare it with a DefaultsDeclaration")
+    }
+
     /// Returns the value itself: a `DefaultsKey<SQLiteValue>` reads and writes rows untyped.
     public func sqliteValue() throws -> SQLiteValue { self }
     /// Takes the stored value as it is; never throws.

@@ -7,10 +7,15 @@ final class Database {
     let handle: OpaquePointer
     let path: String
     private var statements: [String: Statement] = [:]
+    /// What a failure of this connection is thrown as (see ``SQLiteFailure``).
+    private let classify: SQLiteFailureClassifier
+    /// The row and rollback hooks' receiver, kept alive while installed.
+    private var hooks: HookBox?
 
     /// Opens `path` (or `:memory:`) with explicit flags: read-write (or read-only), no shared
     /// cache, no SQLite-level mutex (the store's lock already serializes use), extended result codes.
-    init(path: String, create: Bool, readOnly: Bool = false) throws {
+    /// - Parameter classify: what each failure is thrown as; by default the ``SQLiteFailure`` itself.
+    init(path: String, create: Bool, readOnly: Bool = false, classify: @escaping SQLiteFailureClassifier = { $0 }) throws {
         var handle: OpaquePointer?
         var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_EXRESCODE
@@ -20,12 +25,13 @@ final class Database {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) }
             let systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
             if let handle { sqlite3_close_v2(handle) }
-            throw DefaultsError(.cannotOpen, "cannot open the database at \(path)", path: path,
-                                sqliteCode: code, sqliteMessage: message ?? String(cString: sqlite3_errstr(code)),
-                                systemErrno: systemErrno)
+            throw classify(SQLiteFailure(code: code, operation: "opening the database", path: path,
+                                         message: message ?? String(cString: sqlite3_errstr(code)),
+                                         systemErrno: systemErrno, isOpening: true))
         }
         self.handle = handle
         self.path = path
+        self.classify = classify
         sqlite3_extended_result_codes(handle, 1)
     }
 
@@ -41,6 +47,7 @@ final class Database {
         guard !isClosed else { return }
         isClosed = true
         statements.removeAll()  // finalize every statement before closing
+        removeHooks()
         sqlite3_close_v2(handle)
     }
 
@@ -76,80 +83,155 @@ final class Database {
     /// Rows changed by the last INSERT, UPDATE or DELETE (triggers' rows not counted).
     var changes: Int32 { sqlite3_changes(handle) }
 
-    /// A ``DefaultsError`` for a failed SQLite call: the kind of failure in the user's words,
-    /// what we were doing, and SQLite's own code and message.
-    func error(_ code: Int32, _ operation: String, message: String? = nil) -> DefaultsError {
-        let sqliteMessage = message ?? String(cString: sqlite3_errmsg(handle))
-        var systemErrno = sqlite3_system_errno(handle)
-        // SQLite reports a write refused with EFBIG (the file size limit) or EDQUOT (a quota)
-        // as a plain SQLITE_IOERR_WRITE and does not keep that errno (sqlite3_system_errno is
-        // 0 by then): look at the files themselves to tell a full disk from a failing one.
-        if code & 0xFF == SQLITE_IOERR, systemErrno == 0, FileSpace.isExhausted(forDatabase: path) {
-            systemErrno = ENOSPC
-        }
-        return DefaultsError.sqlite(code, operation: operation, path: path, message: sqliteMessage, systemErrno: systemErrno)
+    /// The error a failed SQLite call is thrown as: SQLite's code, message and `errno`, with
+    /// what we were doing, as this connection's owner classifies them.
+    func error(_ code: Int32, _ operation: String, message: String? = nil) -> any Error {
+        classify(SQLiteFailure(code: code, operation: operation, path: path,
+                               message: message ?? String(cString: sqlite3_errmsg(handle)),
+                               systemErrno: sqlite3_system_errno(handle), isOpening: false))
     }
-}
 
-/// Whether a database's files have room to grow.
-enum FileSpace {
-    /// True when the process's file size limit (RLIMIT_FSIZE) leaves less than one WAL frame
-    /// of room in the database, its -wal or its -shm, or the file system has less than 1 MiB
-    /// free for this user.
-    static func isExhausted(forDatabase path: String) -> Bool {
-        guard path.hasPrefix("/") else { return false }  // ":memory:"
-        var limit = rlimit()
-        if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max {  // RLIM_INFINITY
-            let frame: UInt64 = 65_536 + 24  // the largest page plus a WAL frame header
-            for suffix in ["", "-wal", "-shm"] {
-                var info = stat()
-                if stat(path + suffix, &info) == 0, UInt64(info.st_size) + frame > UInt64(limit.rlim_cur) { return true }
+    /// The first column of the first row of `sql` as text, through a statement that is not
+    /// cached (checks run once per open); nil when there is no row or it fails.
+    func firstText(_ sql: String) -> String? {
+        Self.firstText(handle, sql)
+    }
+
+    private static func firstText(_ handle: OpaquePointer, _ sql: String) -> String? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return nil }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
+        return String(cString: text)
+    }
+
+    /// `firstText(sql)` on the main file alone: a read-only `immutable` connection, which
+    /// ignores the -wal and -shm and takes no locks, so it writes nothing and waits for no one.
+    /// Nil when it cannot be opened or read.
+    static func firstTextInMainFileOnly(_ path: String, _ sql: String) -> String? {
+        let escaped = path.replacingOccurrences(of: "%", with: "%25")
+            .replacingOccurrences(of: "?", with: "%3f")
+            .replacingOccurrences(of: "#", with: "%23")
+        var handle: OpaquePointer?
+        defer { if let handle { sqlite3_close_v2(handle) } }
+        guard sqlite3_open_v2("file://" + escaped + "?immutable=1", &handle,
+                              SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+              let handle
+        else { return nil }
+        return firstText(handle, sql)
+    }
+
+    // MARK: Settings
+
+    /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
+    func setBusyTimeout(milliseconds: Int64) {
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+    }
+
+    /// The largest string or blob SQLite makes or stores on this connection (SQLITE_LIMIT_LENGTH).
+    func limitLength(to bytes: Int) {
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(clamping: bytes))
+    }
+
+    /// Closing the last connection to the file will not checkpoint the -wal into it (and
+    /// delete it): for a connection closed after refusing the file, which leaves both as they were.
+    func neverCheckpointOnClose() {
+        _ = csqlitedefaults_db_config_int(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nil)
+    }
+
+    // MARK: Functions
+
+    /// Defines `name()` on this connection to answer `text`, which must live as long as the
+    /// process (it is passed to SQLite without a copy).
+    ///
+    /// Innocuous (it reads nothing and changes nothing, so triggers may call it where
+    /// `trusted_schema` is off) and deterministic (the answer is the same for the connection's
+    /// whole life, so SQLite may evaluate it once per statement). A trigger binds its functions
+    /// when the statement that fires it is prepared: define them before preparing any.
+    func defineConstantFunction(_ name: String, answering text: UnsafeMutablePointer<CChar>, operation: String) throws {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        let code = sqlite3_create_function_v2(handle, name, 0, flags, UnsafeMutableRawPointer(text), { context, _, _ in
+            // SQLITE_STATIC (a nil destructor): the text is never freed.
+            sqlite3_result_text(context, sqlite3_user_data(context)?.assumingMemoryBound(to: CChar.self), -1, nil)
+        }, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, operation) }
+    }
+
+    /// Defines `name(text)` on this connection, innocuous and deterministic, to answer 1 when
+    /// `predicate` holds for the argument's bytes as SQLite reads them as text, else 0 (also
+    /// for a call without exactly one argument, or with a NULL one).
+    ///
+    /// `predicate` is a C function pointer, not a closure: the call runs inside a trigger on
+    /// every write it judges, and needs no context.
+    func definePredicate(_ name: String, operation: String,
+                         _ predicate: @convention(c) (UnsafePointer<UInt8>?, Int) -> Bool) throws {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        let pointer = unsafeBitCast(predicate, to: UnsafeMutableRawPointer.self)
+        let code = sqlite3_create_function_v2(handle, name, 1, flags, pointer, { context, count, arguments in
+            guard count == 1, let argument = arguments?[0] else { return sqlite3_result_int(context, 0) }
+            guard let text = sqlite3_value_text(argument) else { return sqlite3_result_int(context, 0) }
+            let length = Int(sqlite3_value_bytes(argument))  // after _text: the length of that text
+            let predicate = unsafeBitCast(sqlite3_user_data(context),
+                                          to: (@convention(c) (UnsafePointer<UInt8>?, Int) -> Bool).self)
+            sqlite3_result_int(context, predicate(text, length) ? 1 : 0)
+        }, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, operation) }
+    }
+
+    // MARK: Hooks
+
+    /// Sends SQLite's update and rollback hooks of this connection to `receiver` until
+    /// ``removeHooks()`` or ``close()``. The receiver is not retained: its owner keeps it alive
+    /// while installed. The commit hook lets every commit proceed.
+    func installHooks(_ receiver: any DatabaseHooks) {
+        let box = HookBox(receiver: receiver)
+        hooks = box
+        let context = Unmanaged.passUnretained(box).toOpaque()
+        sqlite3_update_hook(handle, { context, operation, _, table, rowid in
+            guard let context, let table else { return }
+            let change: RowChange = switch operation {
+            case SQLITE_INSERT: .insert
+            case SQLITE_DELETE: .delete
+            default: .update
             }
-        }
-        var space = statvfs()
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        if statvfs(directory, &space) == 0, UInt64(space.f_bavail) * UInt64(space.f_frsize) < 1 << 20 {
-            return true
-        }
-        return false
+            Unmanaged<HookBox>.fromOpaque(context).takeUnretainedValue().receiver.rowChanged(change, table: table, rowid: rowid)
+        }, context)
+        sqlite3_rollback_hook(handle, { context in
+            guard let context else { return }
+            Unmanaged<HookBox>.fromOpaque(context).takeUnretainedValue().receiver.transactionRolledBack()
+        }, context)
+        sqlite3_commit_hook(handle, { _ in 0 }, nil)  // commit proceeds; delivery waits for the step to return
+    }
+
+    /// Stops the hooks ``installHooks(_:)`` installed.
+    func removeHooks() {
+        guard hooks != nil else { return }
+        sqlite3_update_hook(handle, nil, nil)
+        sqlite3_rollback_hook(handle, nil, nil)
+        sqlite3_commit_hook(handle, nil, nil)
+        hooks = nil
     }
 }
 
-extension DefaultsError {
-    /// Maps a SQLite result code to the error a user can act on.
-    static func sqlite(_ code: Int32, operation: String, path: String?, message: String?, systemErrno: Int32 = 0) -> DefaultsError {
-        let where_ = path.map { " (\($0))" } ?? ""
-        let kind: Code
-        let sentence: String
-        switch code & 0xFF {
-        case SQLITE_NOTADB:
-            kind = .notADatabase; sentence = "the file is not a SQLite database"
-        case SQLITE_CORRUPT:
-            kind = .corrupt; sentence = "the database file is damaged"
-        case SQLITE_FULL:
-            kind = .diskFull; sentence = "the disk is full"
-        case SQLITE_IOERR where systemErrno == ENOSPC || systemErrno == EFBIG || systemErrno == EDQUOT:
-            kind = .diskFull; sentence = "the disk is full (or the file size limit was reached)"
-        case SQLITE_IOERR:
-            kind = .ioError; sentence = "an I/O error occurred"
-        case SQLITE_READONLY:
-            kind = .readOnly; sentence = "the database is read-only"
-        case SQLITE_BUSY, SQLITE_LOCKED:
-            kind = .busy; sentence = "the database stayed locked by another connection past the busy timeout"
-        case SQLITE_TOOBIG:
-            kind = .valueTooLarge; sentence = "the value is too large for SQLite"
-        case SQLITE_CANTOPEN:
-            kind = .cannotOpen; sentence = "the database file cannot be opened"
-        case SQLITE_PERM where systemErrno == EROFS:
-            kind = .readOnly; sentence = "the database is on a read-only file system"
-        case SQLITE_PERM, SQLITE_AUTH:
-            // Denied by the operating system or an authorizer: not a read-only file, and
-            // waiting or retrying will not help.
-            kind = .permissionDenied; sentence = "access to the database was denied"
-        default:
-            kind = .sqlite; sentence = "SQLite reported an error"
-        }
-        return DefaultsError(kind, "\(sentence) while \(operation)\(where_)", path: path,
-                             sqliteCode: code, sqliteMessage: message)
-    }
+/// What a row hook reports a statement did to one row.
+enum RowChange {
+    case insert, update, delete
+}
+
+/// Receives one connection's row and rollback hooks (see ``Database/installHooks(_:)``).
+/// Called inside `sqlite3_step`: it must not use the connection.
+protocol DatabaseHooks: AnyObject {
+    func rowChanged(_ change: RowChange, table: UnsafePointer<CChar>, rowid: Int64)
+    func transactionRolledBack()
+}
+
+/// The hooks' context pointer: one class SQLite can hold a plain pointer to, whatever the
+/// receiver's type.
+private final class HookBox {
+    // unowned(unsafe): no reference counting in a hook that runs for every row a statement
+    // changes (a checked `unowned` costs a retain and a release per call). Safe because the
+    // receiver's owner keeps it alive while the hooks are installed (``Database/installHooks(_:)``),
+    // and hooks run only inside this connection's `sqlite3_step`, which that owner drives.
+    unowned(unsafe) let receiver: any DatabaseHooks
+    init(receiver: any DatabaseHooks) { self.receiver = receiver }
 }

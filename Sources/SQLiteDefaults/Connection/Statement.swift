@@ -120,6 +120,20 @@ final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets to run again with the same bindings (a retry after SQLITE_BUSY).
+    func rewind() {
+        sqlite3_reset(handle)
+    }
+
+    /// Whether the column of the current row is SQL NULL.
+    func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    /// The column as an integer; nil when it is NULL.
+    func optionalInt64(at column: Int32) -> Int64? { isNull(at: column) ? nil : int64(at: column) }
+
+    /// The column as text; nil when it is NULL.
+    func optionalText(at column: Int32) -> String? { isNull(at: column) ? nil : text(at: column) }
+
     func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     func text(at column: Int32) -> String {

@@ -9,7 +9,7 @@ extension StoreConnection {
     /// `error`, or the declared-key refusal it stands for when the write of `value` to `key`
     /// failed with SQLITE_ERROR and `key` is declared.
     func refusal(_ error: DefaultsError, writing value: SQLiteValue?, to key: String) -> DefaultsError {
-        guard error.code == .sqlite, let code = error.sqliteCode, code & 0xFF == 1 /* SQLITE_ERROR */ else { return error }
+        guard error.code == .sqlite, let code = error.sqliteCode, SQLiteResultKind(code: code) == .error else { return error }
         guard let declaration = try? declaration(for: key) else { return error }
         let sentence = value.flatMap { declaration.refusal(of: $0) }
             ?? "declared key \"\(key)\" is \(declaration.type), so this value is refused"
@@ -22,7 +22,7 @@ extension StoreConnection {
     /// or its allowed values break it.
     func refusal(_ error: DefaultsError, declaring declaration: DefaultsDeclaration) -> DefaultsError {
         guard error.code == .sqlite, let code = error.sqliteCode,
-              code & 0xFF == 1 /* SQLITE_ERROR */ || code == 275 /* SQLITE_CONSTRAINT_CHECK */ else { return error }
+              SQLiteResultKind(code: code) == .error || SQLiteResultKind.isCheckConstraint(code) else { return error }
         let stored = try? read(declaration.key)
         let sentence = stored.flatMap { declaration.refusal(of: $0) }
             ?? declaration.defaultValue.flatMap { declaration.refusal(of: $0, origin: "default") }

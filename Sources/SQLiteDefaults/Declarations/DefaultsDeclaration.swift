@@ -88,16 +88,3 @@ extension DefaultsValueKind {
         }
     }
 }
-
-extension SQLiteValue {
-    /// The text SQL's `CAST(value AS TEXT)` gives for an INTEGER or TEXT value (what allowed
-    /// values are compared with); `nil` for other classes, whose text this library does not
-    /// reproduce exactly.
-    var castText: String? {
-        switch self {
-        case .integer(let number): String(number)
-        case .text(let text): text
-        default: nil
-        }
-    }
-}

@@ -70,7 +70,7 @@ extension DefaultsStore {
     /// - Returns: the declarations, as `defaults_schema` holds them.
     /// - Throws: ``DefaultsError`` — `.closed`, `.busy`, `.ioError`.
     public func declarations() throws -> [DefaultsDeclaration] {
-        try core.withConnection { try $0.declarations() }
+        try core.declarations()
     }
 
     /// The declaration of `key`, or `nil` when it is not declared (or its row names a type this
@@ -82,7 +82,7 @@ extension DefaultsStore {
     ///
     /// - Throws: as ``declarations()``.
     public func declaration(for key: String) throws -> DefaultsDeclaration? {
-        try core.withConnection { try $0.declaration(for: key) }
+        try core.declaration(for: key)
     }
 
     /// Rows of `defaults_schema` whose type this library does not know, key → the type as the
@@ -98,6 +98,6 @@ extension DefaultsStore {
     /// - Returns: the keys and their types' text; empty in a healthy file.
     /// - Throws: ``DefaultsError`` — `.closed`, `.busy`, `.ioError`.
     public func declarationsOfUnknownType() throws -> [String: String] {
-        try core.withConnection { try $0.unknownTypeDeclarations() }
+        try core.declarationsOfUnknownType()
     }
 }

@@ -32,20 +32,7 @@ extension DefaultsStore {
         let declaration = try new.declaration()
         try StoreEngine.validate(old.name)
         try StoreEngine.validate(declaration)
-        try core.transaction { connection in
-            // Already evolved in place (an earlier start-up): the value is of the new type now.
-            if old.name == new.name, try connection.declaration(for: new.name) == declaration { return }
-            _ = try connection.deleteDeclaration(old.name)
-            if old.name != new.name { _ = try connection.deleteDeclaration(new.name) }
-            if let stored = try connection.read(old.name) {
-                let converted = try convert(try core.decode(stored, for: old))
-                let row = try core.encode(converted, for: new)
-                if old.name != new.name { try core.writeRow(old.hashedName, nil, on: connection) }
-                try core.writeRow(new.hashedName, row, on: connection)
-            }
-            try StoreEngine.checkStoredValue(declaration, on: connection)
-            try connection.upsert(declaration)
-        }
+        try core.evolve(old, to: new, declaration: declaration, converting: convert)
     }
 
     /// Renames a declared key, keeping its value and type: ``evolve(_:to:converting:)`` with

@@ -26,6 +26,39 @@ extension StoreEngine {
         try transaction { connection in _ = try connection.deleteDeclaration(key) }
     }
 
+    /// Every declaration in the file.
+    func declarations() throws -> [DefaultsDeclaration] {
+        try withConnection { try $0.declarations() }
+    }
+
+    func declaration(for key: String) throws -> DefaultsDeclaration? {
+        try withConnection { try $0.declaration(for: key) }
+    }
+
+    func declarationsOfUnknownType() throws -> [String: String] {
+        try withConnection { try $0.unknownTypeDeclarations() }
+    }
+
+    /// ``DefaultsStore/evolve(_:to:converting:)`` in one transaction: the old declarations go,
+    /// the stored value is converted and moved, and `declaration` is written.
+    func evolve<Old, New>(_ old: DefaultsKey<Old>, to new: DefaultsKey<New>, declaration: DefaultsDeclaration,
+                          converting convert: (Old) throws -> New) throws {
+        try transaction { connection in
+            // Already evolved in place (an earlier start-up): the value is of the new type now.
+            if old.name == new.name, try connection.declaration(for: new.name) == declaration { return }
+            _ = try connection.deleteDeclaration(old.name)
+            if old.name != new.name { _ = try connection.deleteDeclaration(new.name) }
+            if let stored = try connection.read(old.name) {
+                let converted = try convert(try decode(stored, for: old))
+                let row = try encode(converted, for: new)
+                if old.name != new.name { try writeRow(old.hashedName, nil, on: connection) }
+                try writeRow(new.hashedName, row, on: connection)
+            }
+            try Self.checkStoredValue(declaration, on: connection)
+            try connection.upsert(declaration)
+        }
+    }
+
     /// Refuses, with the key and the stored type named, a declaration the stored value breaks.
     static func checkStoredValue(_ declaration: DefaultsDeclaration, on connection: StoreConnection) throws {
         guard let stored = try connection.read(declaration.key), !declaration.accepts(stored) else { return }

@@ -33,7 +33,7 @@ extension DefaultsStore {
             let value = stored.flatMap { try? codec.decode($0) } ?? defaultValue
             handler(DefaultsChange(key: name, newValue: value, origin: origin, writer: writer))
         }
-        return DefaultsObservation { [weak core] in core?.registry.remove(observer) }
+        return DefaultsObservation { [weak core] in core?.removeObserver(observer) }
     }
 
     /// Calls `handler` after every committed change of any key, in commit order, with the
@@ -52,7 +52,7 @@ extension DefaultsStore {
         let observer = core.addObserver(key: nil) { name, stored, origin, writer in
             handler(AnyDefaultsChange(key: name, newValue: stored, origin: origin, writer: writer))
         }
-        return DefaultsObservation { [weak core] in core?.registry.remove(observer) }
+        return DefaultsObservation { [weak core] in core?.removeObserver(observer) }
     }
 
     /// The key's value now (unless `initial` is false), then its value after every committed
@@ -91,7 +91,7 @@ extension DefaultsStore {
                 lastYielded = .some(stored)
                 continuation.yield(stored.flatMap { try? codec.decode($0) } ?? defaultValue)
             }
-            return DefaultsObservation { [weak core] in core?.registry.remove(observer) }
+            return DefaultsObservation { [weak core] in core?.removeObserver(observer) }
         }
         continuation.onTermination = { _ in token.cancel() }
         return stream
@@ -142,7 +142,7 @@ extension DefaultsStore {
         let observer = core.addObserver(key: nil, onStoreClosed: { continuation.finish() }) { name, stored, origin, writer in
             continuation.yield(AnyDefaultsChange(key: name, newValue: stored, origin: origin, writer: writer))
         }
-        let token = DefaultsObservation { [weak core] in core?.registry.remove(observer) }
+        let token = DefaultsObservation { [weak core] in core?.removeObserver(observer) }
         continuation.onTermination = { _ in token.cancel() }
         return stream
     }

@@ -68,10 +68,6 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    var hasObservers: Bool {
-        state.withLock { !$0.everyKey.isEmpty || !$0.byKey.isEmpty }
-    }
-
     var observedKeys: [String] { state.withLock { $0.byKey.keys.map(\.name) } }
 
     /// Whether anyone observes every key (`observe(_:)`, `changes()`).

@@ -46,8 +46,6 @@ final class ConnectionBudget: Sendable {
         _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(engine)) }
     }
 
-    var openCount: Int { open.withLock { $0.count } }
-
     /// Whether a store of this process holds an open connection to the file `realPath`.
     func hasConnection(toRealPath realPath: String) -> Bool {
         open.withLock { open in open.values.contains { $0.engine?.realPath == realPath } }

@@ -28,3 +28,14 @@ extension StoreConnection {
         prunePending = (try? HistoryLog.pruneIfOverdue(database)) == .busy
     }
 }
+
+extension StoreConnection {
+    /// Names `writer` (a replicator's: the fleet and the machine a row came from) as the writer
+    /// of the statement just run for `key`: in the change log's entries it added, and for the
+    /// observers when the transaction is published.
+    func attributeLastWrite(of key: HashedKey, to writer: DefaultsWriter) throws {
+        guard let sequences = recorder.lastStatementSequences else { return }
+        try HistoryLog.stamp(sequences, writer: writer, database: database)
+        replicaWriters[key] = writer
+    }
+}

@@ -1,4 +1,3 @@
-import CSQLiteDefaults
 import Foundation
 
 /// The store's one connection and everything touched only by the thread holding it (see
@@ -62,7 +61,7 @@ final class StoreConnection {
         self.maximumValueLength = maximumValueLength
         changeLog = tracksChanges ? try ChangeLog(database) : nil
         cachedDataVersion = try database.integer("PRAGMA data_version")
-        recorder.install(on: database.handle)
+        recorder.install(on: database)
     }
 
     deinit {
@@ -99,7 +98,7 @@ final class StoreConnection {
         self.database = database
         isSuspended = false
         suspendedStamp = nil
-        recorder.install(on: database.handle)
+        recorder.install(on: database)
         // data_version is per connection: the next check compares from the log's position.
         changeLog?.connectionChanged()
         cachedDataVersion = try database.integer("PRAGMA data_version")
@@ -107,7 +106,7 @@ final class StoreConnection {
 
     private func release(checkpoint: Bool) {
         if checkpoint, database.path.hasPrefix("/") { try? database.execute("PRAGMA wal_checkpoint(PASSIVE)") }
-        recorder.uninstall(from: database.handle)
+        recorder.uninstall(from: database)
         selectStatement = nil
         upsertStatement = nil
         deleteStatement = nil
@@ -259,7 +258,7 @@ final class StoreConnection {
                 return
             } catch let error as DefaultsError where error.code == .busy && transactionDepth == 0 && attempt < 3 {
                 attempt += 1
-                sqlite3_reset(statement.handle)  // keeps the bindings for the retry
+                statement.rewind()  // keeps the bindings for the retry
             } catch {
                 recorder.statementFailed()
                 if let error = error as? DefaultsError { noteFailure(error) }

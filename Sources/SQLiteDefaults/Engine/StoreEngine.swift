@@ -41,7 +41,10 @@ final class StoreEngine: Sendable {
     /// Commits, external changes and the monitor's looks, for swift-metrics.
     let metrics: EngineMetrics
 
+    /// - Parameter path: the database file as the user named it (relative to the current
+    ///   directory, or absolute), or nil for memory.
     init(path: String?, configuration: DefaultsStore.Configuration) throws {
+        let path = path.map(FileSetup.absolutePath)
         try configuration.validate()
         try SQLiteLibrary.checkSupported()
         var configuration = configuration
@@ -266,6 +269,12 @@ final class StoreEngine: Sendable {
         return result
     }
 
+    /// Runs `body` in one transaction of this store, for the public face (``DefaultsStore/transaction(_:)``):
+    /// it writes through the store's own methods, which join the transaction.
+    func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try transaction(origin: .local) { _ in try body() }
+    }
+
     /// Atomic read-modify-write: the row is read inside `BEGIN IMMEDIATE`, so no other
     /// connection can write between the read and the write.
     func modify<Value, Result>(_ key: DefaultsKey<Value>, _ body: (inout Value) throws -> Result) throws -> Result {
@@ -360,5 +369,10 @@ final class StoreEngine: Sendable {
             onStoreClosed?()
         }
         return observer
+    }
+
+    /// Unregisters an observer ``addObserver(key:onStoreClosed:deliver:)`` returned.
+    func removeObserver(_ observer: Observer) {
+        registry.remove(observer)
     }
 }

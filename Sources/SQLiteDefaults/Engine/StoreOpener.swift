@@ -1,4 +1,3 @@
-import CSQLiteDefaults
 import Foundation
 
 /// Opens a store's connection: the file made ready, checked, configured and migrated.
@@ -29,7 +28,7 @@ enum StoreOpener {
     static func openDatabase(realPath: String?, configuration: DefaultsStore.Configuration,
                              report: (DefaultsError) -> Void) throws -> Database {
         guard let realPath else {
-            let database = try Database(path: ":memory:", create: true)
+            let database = try Database(path: ":memory:", create: true, classify: DefaultsError.classifying)
             try configure(database, configuration: configuration, isFile: false)
             return database
         }
@@ -71,12 +70,12 @@ enum StoreOpener {
         ConnectionBudget.shared.makeRoom()
         let database: Database
         do {
-            database = try Database(path: realPath, create: false, readOnly: configuration.isReadOnly)
+            database = try Database(path: realPath, create: false, readOnly: configuration.isReadOnly, classify: DefaultsError.classifying)
         } catch let error as DefaultsError where error.isOutOfDescriptors {
             // Out of descriptors after all (the process opened files of its own): give
             // back idle connections and try once more.
             ConnectionBudget.shared.makeRoom(urgently: true)
-            database = try Database(path: realPath, create: false, readOnly: configuration.isReadOnly)
+            database = try Database(path: realPath, create: false, readOnly: configuration.isReadOnly, classify: DefaultsError.classifying)
         }
         do {
             if let reason = try configure(database, configuration: configuration, isFile: true, orphanedLog: orphanedLog) {
@@ -108,7 +107,7 @@ enum StoreOpener {
     static let newFilePageSize = 2_048
 
     private static func neverCheckpointOnClose(_ database: Database) {
-        _ = csqlitedefaults_db_config_int(database.handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nil)
+        database.neverCheckpointOnClose()
     }
 
     /// Checks, configures and migrates a freshly opened connection.
@@ -118,7 +117,7 @@ enum StoreOpener {
                                   orphanedLog: Bool = false) throws -> String? {
         let milliseconds = configuration.busyTimeout.components.seconds * 1000
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        sqlite3_busy_timeout(database.handle, Int32(clamping: milliseconds))
+        database.setBusyTimeout(milliseconds: milliseconds)
         // Before any write statement is prepared: the change log's triggers record who wrote.
         try WriterIdentity.install(on: database)
         try StrictJSON.install(on: database)
@@ -177,7 +176,6 @@ enum StoreOpener {
     /// `typeof()` results — so it never goes below `sqliteLengthFloor`; the store itself
     /// holds values to the configured limit, on the way in and on the way out.
     private static func limitLengths(_ database: Database, configuration: DefaultsStore.Configuration) {
-        sqlite3_limit(database.handle, SQLITE_LIMIT_LENGTH,
-                      Int32(clamping: max(configuration.maximumValueLength, sqliteLengthFloor)))
+        database.limitLength(to: max(configuration.maximumValueLength, sqliteLengthFloor))
     }
 }

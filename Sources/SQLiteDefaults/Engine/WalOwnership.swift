@@ -1,4 +1,3 @@
-import CSQLiteDefaults
 import Foundation
 
 /// Recognises a `-wal` file that does not belong to the database file beside it, and moves it
@@ -102,7 +101,7 @@ enum WalOwnership {
     static func identityMismatch(_ database: Database) -> String? {
         var info = stat()
         guard stat(database.path + "-wal", &info) == 0, info.st_size > 32 else { return nil }  // no frames: nothing to compare
-        guard let throughWal = firstText(database.handle, "SELECT id FROM defaults_identity LIMIT 1"),
+        guard let throughWal = database.firstText("SELECT id FROM defaults_identity LIMIT 1"),
               let inMainFile = mainFileIdentity(database.path),
               throughWal != inMainFile
         else { return nil }
@@ -111,8 +110,8 @@ enum WalOwnership {
 
     /// Why the database seen through the log is damaged while the file alone is not, or nil.
     static func damagedOnlyByLog(_ database: Database) -> String? {
-        guard let throughWal = firstText(database.handle, "PRAGMA integrity_check(1)"), throughWal != "ok" else { return nil }
-        guard let alone = withMainFileOnly(database.path, { firstText($0, "PRAGMA integrity_check(1)") }), alone == "ok" else {
+        guard let throughWal = database.firstText("PRAGMA integrity_check(1)"), throughWal != "ok" else { return nil }
+        guard let alone = Database.firstTextInMainFileOnly(database.path, "PRAGMA integrity_check(1)"), alone == "ok" else {
             return nil  // damaged with or without the log: not the log's doing; left as it is
         }
         return "replaying it damages the database (\(throughWal))"
@@ -158,30 +157,7 @@ enum WalOwnership {
 
     /// The identity in the main file alone, nil when it has none yet or cannot be read.
     private static func mainFileIdentity(_ path: String) -> String? {
-        withMainFileOnly(path) { firstText($0, "SELECT id FROM defaults_identity LIMIT 1") }
-    }
-
-    /// Runs `body` on a read-only `immutable` connection, which ignores the -wal and -shm and
-    /// takes no locks: it writes nothing and waits for no one.
-    private static func withMainFileOnly<Result>(_ path: String, _ body: (OpaquePointer) -> Result?) -> Result? {
-        let escaped = path.replacingOccurrences(of: "%", with: "%25")
-            .replacingOccurrences(of: "?", with: "%3f")
-            .replacingOccurrences(of: "#", with: "%23")
-        var handle: OpaquePointer?
-        defer { if let handle { sqlite3_close_v2(handle) } }
-        guard sqlite3_open_v2("file://" + escaped + "?immutable=1", &handle,
-                              SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-              let handle
-        else { return nil }
-        return body(handle)
-    }
-
-    private static func firstText(_ handle: OpaquePointer, _ sql: String) -> String? {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return nil }
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
-        return String(cString: text)
+        Database.firstTextInMainFileOnly(path, "SELECT id FROM defaults_identity LIMIT 1")
     }
 }
 

@@ -5,7 +5,7 @@ extension DefaultsStore {
     /// (a 10 MB document, say) is kept by its size alone (``DefaultsHistoryEntry/omittedByteCount``),
     /// so the history costs at most the kept length × this many bytes of file
     /// (``DefaultsHistoryValue/tooLargeToKeep(byteCount:)``).
-    public static let historyValueLimit = HistoryLog.valueLimit
+    public static let historyValueLimit = StoreEngine.historyValueLimit
 
     /// The key's newest committed changes, newest first, by whoever made them: this process,
     /// another one, a SQL client, the fleet.
@@ -31,9 +31,7 @@ extension DefaultsStore {
     ///   or a SQLite failure reading the file.
     public func history<Value>(for key: DefaultsKey<Value>, limit: Int = 100) throws -> [DefaultsHistoryEntry<Value>] {
         let codec = key.codec
-        return try core.history(keys: [key.name], limit: limit).map { row in
-            Self.historyEntry(row) { try codec.decode($0) }
-        }
+        return try core.historyEntries(keys: [key.name], limit: limit) { try codec.decode($0) }
     }
 
     /// The newest committed changes of `keys` (of every key when nil), newest first, with each
@@ -54,7 +52,7 @@ extension DefaultsStore {
     /// - Throws: ``DefaultsError`` — `.misuse` for a negative limit, `.invalidKey` for an empty
     ///   name, `.closed`, or a SQLite failure reading the file.
     public func history(keys: [String]? = nil, limit: Int = 100) throws -> [DefaultsHistoryEntry<SQLiteValue>] {
-        try core.history(keys: keys, limit: limit).map { Self.historyEntry($0) { $0 } }
+        try core.historyEntries(keys: keys, limit: limit) { $0 }
     }
 
     /// How many changes the file keeps at least (10,000 unless ``setHistoryRetention(_:)``
@@ -83,26 +81,5 @@ extension DefaultsStore {
     ///   `.closed`, `.busy`, or a SQLite failure writing the file.
     public func setHistoryRetention(_ count: Int) throws {
         try core.setHistoryLength(count)
-    }
-
-    /// A row of the log as an entry, its value decoded by `decode`.
-    static func historyEntry<Value>(_ row: HistoryLog.Row, decode: (SQLiteValue) throws -> Value) -> DefaultsHistoryEntry<Value> {
-        let value: DefaultsHistoryValue<Value>
-        if row.isRemoved {
-            value = .removed
-        } else if let omitted = row.omitted {
-            value = .tooLargeToKeep(byteCount: omitted)
-        } else if let stored = row.value {
-            do {
-                value = .value(try decode(stored))
-            } catch {
-                value = .undecodable(stored)
-            }
-        } else {
-            value = .removed
-        }
-        return DefaultsHistoryEntry(sequence: row.sequence, key: row.key,
-                                    date: Date(timeIntervalSince1970: Double(row.milliseconds) / 1000),
-                                    value: value, writer: row.writer)
     }
 }

@@ -22,6 +22,6 @@ extension DefaultsStore {
     /// - Returns: the entries, newest first, as ``history(keys:limit:)`` returns them.
     /// - Throws: ``DefaultsError`` as ``history(keys:limit:)`` does.
     public func history(keys: [String]?, limit: Int, before: Int64?) throws -> [DefaultsHistoryEntry<SQLiteValue>] {
-        try core.history(keys: keys, limit: limit, before: before).map { Self.historyEntry($0) { $0 } }
+        try core.historyEntries(keys: keys, limit: limit, before: before) { $0 }
     }
 }

@@ -113,9 +113,6 @@ final class FileMonitor: Sendable {
         }
     }
 
-    /// The number of registered files, for tests and benchmarks.
-    var registeredCount: Int { state.withLock { $0.scheduler.count } }
-
     // MARK: The thread
 
     fileprivate func run() {

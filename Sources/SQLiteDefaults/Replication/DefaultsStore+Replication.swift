@@ -7,11 +7,7 @@ extension DefaultsStore {
     /// - Throws: whatever `body` throws, after rolling everything back, or ``DefaultsError``
     ///   when the transaction cannot begin or commit.
     package func replicaTransaction<Result>(_ body: (ReplicaTransaction) throws -> Result) throws -> Result {
-        try core.transaction(origin: .external) { connection in
-            let transaction = ReplicaTransaction(engine: core, connection: connection)
-            defer { transaction.end() }
-            return try body(transaction)
-        }
+        try core.replicaTransaction(body)
     }
 }
 
@@ -22,12 +18,6 @@ extension DefaultsStore {
     /// - Returns: what `body` returns.
     /// - Throws: whatever `body` throws, or ``DefaultsError`` when reading fails.
     package func replicaRead<Result>(_ body: (ReplicaTransaction) throws -> Result) throws -> Result {
-        try core.withConnection { connection in
-            try connection.withReadTransaction {
-                let transaction = ReplicaTransaction(engine: core, connection: connection, readOnly: true)
-                defer { transaction.end() }
-                return try body(transaction)
-            }
-        }
+        try core.replicaRead(body)
     }
 }

@@ -1,21 +1,20 @@
-import CSQLiteDefaults
-
 /// One write transaction of a replicator in this package (the PostgreSQL fleet sync): rows of
-/// `defaults` written through the store's one write path, and SQL on the replicator's own
-/// tables, committed together or not at all.
+/// `defaults` written through the store's one write path, and the fleet's local tables
+/// (Migrations/0011), committed together or not at all.
 ///
-/// Package API, not public: it lends SQL access to the store's connection, which only code
-/// that keeps the file's invariants (the change log, the cache, the observers) may have. Valid
-/// only inside ``DefaultsStore/replicaTransaction(_:)``.
+/// Package API, not public, and narrow: named operations, never SQL text, so the library alone
+/// writes its file's schema and keeps its invariants (the change log, the cache, the
+/// observers). Valid only inside ``DefaultsStore/replicaTransaction(_:)``.
 package final class ReplicaTransaction {
     private let engine: StoreEngine
-    private let connection: StoreConnection
+    /// The transaction's connection, opaque here: only the engine's replication methods use it.
+    private let session: ReplicaSession
     private let readOnly: Bool
     private var isOpen = true
 
-    init(engine: StoreEngine, connection: StoreConnection, readOnly: Bool = false) {
+    init(engine: StoreEngine, session: ReplicaSession, readOnly: Bool = false) {
         self.engine = engine
-        self.connection = connection
+        self.session = session
         self.readOnly = readOnly
     }
 
@@ -31,7 +30,7 @@ package final class ReplicaTransaction {
     /// - Throws: ``DefaultsError`` when reading fails.
     package func row(_ key: String) throws -> SQLiteValue? {
         try checkOpen()
-        return try connection.read(key)
+        return try engine.replicaRow(key, on: session)
     }
 
     /// Writes (or, for `nil`, deletes) the key's row through the store's write path: the
@@ -44,13 +43,7 @@ package final class ReplicaTransaction {
         guard !readOnly else {
             throw DefaultsError(.misuse, "a replicator wrote inside a read transaction")
         }
-        try StoreEngine.validate(key)
-        let hashed = HashedKey(key)
-        try engine.writeRow(hashed, value, on: connection)
-        if let writer, let sequences = connection.recorder.lastStatementSequences {
-            try HistoryLog.stamp(sequences, writer: writer, database: connection.database)
-            connection.replicaWriters[hashed] = writer
-        }
+        try engine.replicaWrite(key, value, writer: writer, on: session)
     }
 
     /// Why the key's declaration refuses `value` (one sentence naming the key and the declared
@@ -60,8 +53,7 @@ package final class ReplicaTransaction {
     /// transaction goes on).
     /// - Throws: ``DefaultsError`` when reading the declaration fails.
     package func refusal(of value: SQLiteValue, for key: String) throws -> String? {
-        try checkOpen()
-        return try connection.declaration(for: key)?.refusal(of: value)
+        try declaration(for: key)?.refusal(of: value)
     }
 
     /// The key's declaration in this file, or `nil` when it has none: whether a write the
@@ -69,34 +61,90 @@ package final class ReplicaTransaction {
     /// - Throws: ``DefaultsError`` when reading the declaration fails.
     package func declaration(for key: String) throws -> DefaultsDeclaration? {
         try checkOpen()
-        return try connection.declaration(for: key)
+        return try engine.replicaDeclaration(for: key, on: session)
     }
 
-    /// Runs one SQL statement on the replicator's own tables and returns its rows. Never for
-    /// `defaults` or the change log: those change only through ``write(_:_:)``.
-    /// - Throws: ``DefaultsError`` when SQLite fails.
-    @discardableResult
-    package func rows(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
-        try checkOpen()
-        if let aborted = connection.transactionAborted { throw aborted }
-        let statement = try connection.database.statement(sql)
-        defer { statement.reset() }
-        for (index, argument) in arguments.enumerated() {
-            try statement.bind(argument, at: Int32(index + 1))
-        }
-        let columns = sqlite3_column_count(statement.handle)
-        var result: [[SQLiteValue]] = []
-        while try statement.step() {
-            result.append((0..<columns).map { statement.value(at: $0) })
-        }
-        return result
+    // MARK: The fleet's local tables
+
+    /// A row of `defaults_fleet_state`; a field is nil when a SQL client stored another type there.
+    package struct FleetState: Sendable {
+        package let fleet: String?
+        package let position: Int64?
     }
 
-    /// Runs SQL without rows or arguments (several statements allowed), such as the
-    /// replicator's `CREATE TABLE IF NOT EXISTS`.
-    /// - Throws: ``DefaultsError`` when SQLite fails.
-    package func execute(_ sql: String) throws {
+    /// What this file last knew of a key in the fleet's table: its value there (nil: removed)
+    /// and that row's version.
+    package struct Shadow: Sendable {
+        package let value: SQLiteValue?
+        package let version: Int64
+    }
+
+    /// A key's row here beside its shadow: either may be missing (nil).
+    package struct RowBesideShadow: Sendable {
+        package let key: String
+        package let local: SQLiteValue?
+        package let shadow: SQLiteValue?
+    }
+
+    /// Every row of `defaults_fleet_state` (one once joined, none before).
+    package func fleetStates() throws -> [FleetState] {
         try checkOpen()
-        try connection.database.execute(sql)
+        return try engine.onReplicaConnection(session) { try $0.fleetStates() }
+    }
+
+    /// Records that this file is in step with `fleet` up to `position` (the only row).
+    package func setFleetState(fleet: String, position: Int64) throws {
+        try checkWritable()
+        try engine.onReplicaConnection(session) { try $0.setFleetState(fleet: fleet, position: position) }
+    }
+
+    /// Forgets every shadow and the fleet's state: the file joins a fleet as new.
+    package func forgetFleet() throws {
+        try checkWritable()
+        try engine.onReplicaConnection(session) { try $0.forgetShadows(); try $0.forgetFleetState() }
+    }
+
+    /// Forgets every shadow (a file put in place of the one the sync had).
+    package func forgetShadows() throws {
+        try checkWritable()
+        try engine.onReplicaConnection(session) { try $0.forgetShadows() }
+    }
+
+    /// The key's shadow, or nil when this file never heard of the key from the fleet.
+    package func shadow(of key: String) throws -> Shadow? {
+        try checkOpen()
+        return try engine.onReplicaConnection(session) { try $0.shadow(of: key) }
+    }
+
+    /// Sets the key's shadow to `value` (nil: removed in the fleet's table) at `version`.
+    package func setShadow(_ key: String, _ value: SQLiteValue?, version: Int64) throws {
+        try checkWritable()
+        try engine.onReplicaConnection(session) { try $0.setShadow(key, value, version: version) }
+    }
+
+    /// Removes the key's shadow.
+    package func removeShadow(_ key: String) throws {
+        try checkWritable()
+        try engine.onReplicaConnection(session) { try $0.removeShadow(key) }
+    }
+
+    /// Every shadow's version, by key.
+    package func shadowVersions() throws -> [String: Int64] {
+        try checkOpen()
+        return try engine.onReplicaConnection(session) { try $0.shadowVersions() }
+    }
+
+    /// Every key that has a row here or a present shadow, with both, sorted by key (as SQLite
+    /// orders key bytes): where the file and the fleet's table may differ.
+    package func rowsBesideShadows() throws -> [RowBesideShadow] {
+        try checkOpen()
+        return try engine.onReplicaConnection(session) { try $0.rowsBesideShadows() }
+    }
+
+    private func checkWritable() throws {
+        try checkOpen()
+        guard !readOnly else {
+            throw DefaultsError(.misuse, "a replicator wrote inside a read transaction")
+        }
     }
 }

@@ -13,14 +13,7 @@ extension DefaultsStore {
     ///
     /// - Throws: ``DefaultsError`` — `.closed`, or a SQLite failure reading the file.
     public func value(forKeyBytes key: Data) throws -> SQLiteValue? {
-        try core.withConnection { connection in
-            let statement = try connection.database.statement("SELECT value FROM defaults WHERE key = ?1")
-            try statement.bind(SQLiteValue.keyText(key), at: 1)
-            defer { statement.reset() }
-            guard try statement.step() else { return nil }
-            let value = statement.value(at: 0)
-            return value == .null ? nil : value
-        }
+        try core.value(forKeyBytes: key)
     }
 
     /// Removes the row whose key is exactly `key`'s bytes, as its own transaction. Observers
@@ -35,7 +28,7 @@ extension DefaultsStore {
     /// - Throws: ``DefaultsError`` as ``set(_:for:)`` does; nothing is removed when it throws.
     @discardableResult
     public func removeValue(forKeyBytes key: Data) throws -> Bool {
-        try writeExistingRow(key, value: nil)
+        try core.writeExistingRow(key, value: nil)
     }
 
     /// Stores `value` in the row whose key is exactly `key`'s bytes, when that row exists, as
@@ -54,43 +47,6 @@ extension DefaultsStore {
         guard value != .null else {
             throw DefaultsError(.encodingFailed, "NULL is not a value; remove the key instead")
         }
-        return try writeExistingRow(key, value: value)
-    }
-
-    /// Updates (or, for nil, deletes) the row by its rowid, recorded like every other write of
-    /// this store so that its observers and the change log hear it after the commit.
-    private func writeExistingRow(_ key: Data, value: SQLiteValue?) throws -> Bool {
-        try core.transaction { connection in
-            let find = try connection.database.statement("SELECT rowid FROM defaults WHERE key = ?1")
-            try find.bind(SQLiteValue.keyText(key), at: 1)
-            let rowid: Int64? = try { defer { find.reset() }; return try find.step() ? find.int64(at: 0) : nil }()
-            guard let rowid else { return false }
-            let statement = try connection.database.statement(
-                value == nil ? "DELETE FROM defaults WHERE rowid = ?1" : "UPDATE defaults SET value = ?2 WHERE rowid = ?1")
-            try statement.bind(rowid, at: 1)
-            if let value { try statement.bind(value, at: 2) }
-            defer { statement.reset() }
-            // The recorder files the hook's report under the key's lossy name: the only `String`
-            // observers can be told, as `removeAll()` does for such rows. A valid key may be
-            // spelled exactly so; then the cache and that key's observers keep its own value
-            // (heard again, unchanged) rather than this row's.
-            let lossy = String(decoding: key, as: UTF8.self)
-            connection.recorder.begin(key: HashedKey(lossy), value: try connection.read(lossy) ?? value)
-            do {
-                _ = try statement.step()
-                connection.recorder.statementSucceeded()
-            } catch {
-                connection.recorder.statementFailed()
-                throw error
-            }
-            return true
-        }
-    }
-}
-
-extension SQLiteValue {
-    /// The key's bytes bound as TEXT, as SQLite stores keys (a valid key as `.text`).
-    fileprivate static func keyText(_ bytes: Data) -> SQLiteValue {
-        String(validating: bytes, as: UTF8.self).map(SQLiteValue.text) ?? .invalidUTF8Text(bytes)
+        return try core.writeExistingRow(key, value: value)
     }
 }

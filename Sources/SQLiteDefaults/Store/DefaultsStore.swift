@@ -38,7 +38,7 @@ public final class DefaultsStore: Sendable {
     ///   - path: the database file; relative paths are taken from the current directory.
     ///   - configuration: how the store opens and runs the database.
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        core = try StoreEngine(path: FileSetup.absolutePath(path), configuration: configuration)
+        core = try StoreEngine(path: path, configuration: configuration)
         core.start()
     }
 
@@ -257,7 +257,7 @@ public final class DefaultsStore: Sendable {
     ///   transaction cannot begin or commit (`.busy`, `.diskFull`, …).
     @discardableResult
     public func transaction<Result>(_ body: (DefaultsTransaction) throws -> Result) throws -> Result {
-        try core.transaction { _ in
+        try core.transaction {
             let transaction = DefaultsTransaction(core: core)
             defer { transaction.end() }
             let result = try body(transaction)

@@ -196,6 +196,9 @@ struct HistoryTests {
         let limit = DefaultsStore.historyValueLimit
         try store.set(String(repeating: "y", count: limit), for: document)
         #expect(try store.history(for: document).first?.value.written?.utf8.count == limit)
+        // One byte more is kept by size only: Swift's limit is the triggers' own (Migrations/0008).
+        try store.set(String(repeating: "z", count: limit + 1), for: document)
+        #expect(try store.history(for: document).first?.value == .tooLargeToKeep(byteCount: limit + 1))
     }
 
     @Test func aValueThatDoesNotDecodeIsUndecodableNotRemoved() throws {

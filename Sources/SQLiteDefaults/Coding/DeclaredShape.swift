@@ -1,6 +1,9 @@
 import Foundation
 
 /// What a key's value type says about its declaration, worked out when the key is created.
+///
+/// Each built-in conformance states its own shape (``DeclaredShapeStating``), so that this
+/// folder knows how a type is stored and the declaration feature only reads the answer.
 enum DeclaredShape: Sendable {
     /// The type always stores this kind (and, for a `CaseIterable` enum, one of these raw values).
     case known(DefaultsValueKind, allowed: [String]?)
@@ -10,26 +13,12 @@ enum DeclaredShape: Sendable {
     /// A type whose values do not keep to one kind, with the reason.
     case undeclarable(String)
 
-    /// The shape of a ``DefaultsSerializable`` type.
+    /// The shape of a ``DefaultsSerializable`` type: what the type states, else (a user's
+    /// `RawRepresentable` with an empty conformance) its raw value's, else inferred from a value.
     static func of(_ type: Any.Type) -> DeclaredShape {
-        switch type {
-        case is Bool.Type: return .known(.bool, allowed: nil)
-        case is Int.Type, is Int8.Type, is Int16.Type, is Int32.Type, is Int64.Type,
-             is UInt8.Type, is UInt16.Type, is UInt32.Type:
-            return .known(.int, allowed: nil)
-        case is UInt.Type, is UInt64.Type:
-            return .undeclarable("\(type) values above Int64.max are stored as TEXT, so no one declared type holds them all; declare an Int key")
-        case is Double.Type, is Float.Type: return .known(.double, allowed: nil)
-        case is String.Type, is UUID.Type: return .known(.string, allowed: nil)
-        case is Data.Type: return .known(.data, allowed: nil)
-        case is URL.Type: return .known(.url, allowed: nil)
-        case is Date.Type: return .known(.date, allowed: nil)
-        case is SQLiteValue.Type: return .undeclarable("a SQLiteValue key is untyped; declare it with a DefaultsDeclaration")
-        case let optional as any OptionalMarker.Type: return of(optional.wrappedType)
-        case is any JSONCollectionMarker.Type: return .known(.json, allowed: nil)
-        case let raw as any RawRepresentable.Type: return rawShape(raw)
-        default: return .inferred
-        }
+        if let stating = type as? any DeclaredShapeStating.Type { return stating.declaredShape }
+        if let raw = type as? any RawRepresentable.Type { return rawShape(raw) }
+        return .inferred
     }
 
     /// A `RawRepresentable` type is its raw value's kind; a `CaseIterable` one lists its cases.
@@ -57,17 +46,25 @@ enum DeclaredShape: Sendable {
     }
 }
 
-/// `Optional`, for finding its wrapped type at run time.
-protocol OptionalMarker {
-    static var wrappedType: Any.Type { get }
+/// A type that states the shape its stored values keep to: every conformance this library
+/// ships adopts it next to its coding, where the storage class is chosen.
+///
+/// Internal, not a requirement of the public ``DefaultsSerializable``: ``DeclaredShape`` is the
+/// library's own vocabulary, and a user's conformance is covered by ``DeclaredShape/of(_:)``'s
+/// fallbacks (its raw value's shape, or the kind its default is stored as).
+protocol DeclaredShapeStating {
+    static var declaredShape: DeclaredShape { get }
 }
 
-extension Optional: OptionalMarker {
-    static var wrappedType: Any.Type { Wrapped.self }
+extension SQLiteValue {
+    /// The text SQL's `CAST(value AS TEXT)` gives for an INTEGER or TEXT value (what allowed
+    /// values are compared with); `nil` for other classes, whose text this library does not
+    /// reproduce exactly.
+    var castText: String? {
+        switch self {
+        case .integer(let number): String(number)
+        case .text(let text): text
+        default: nil
+        }
+    }
 }
-
-/// The collections stored as JSON text.
-protocol JSONCollectionMarker {}
-extension Array: JSONCollectionMarker {}
-extension Set: JSONCollectionMarker {}
-extension Dictionary: JSONCollectionMarker {}

@@ -1,5 +1,3 @@
-import CSQLiteDefaults
-
 extension StrictJSON {
     /// Lets the schema's JSON check run ``StrictJSON`` on this library's connections.
     ///
@@ -14,14 +12,8 @@ extension StrictJSON {
     /// own meaning (whether the library was built with a compile option) is never asked on this
     /// library's connections.
     static func install(on database: Database) throws {
-        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
-        let code = sqlite3_create_function_v2(database.handle, "sqlite_compileoption_used", 1, flags, nil, { context, count, arguments in
-            guard count == 1, let argument = arguments?[0] else { return sqlite3_result_int(context, 0) }
-            guard let text = sqlite3_value_text(argument) else { return sqlite3_result_int(context, 0) }
-            let length = Int(sqlite3_value_bytes(argument))  // after _text: the length of that text
-            let valid = StrictJSON.isValid(UnsafeBufferPointer(start: text, count: length))
-            sqlite3_result_int(context, valid ? 1 : 0)
-        }, nil, nil, nil)
-        guard code == SQLITE_OK else { throw database.error(code, "installing the JSON check of declared keys") }
+        try database.definePredicate("sqlite_compileoption_used", operation: "installing the JSON check of declared keys") { text, length in
+            StrictJSON.isValid(UnsafeBufferPointer(start: text, count: length))
+        }
     }
 }

@@ -6,7 +6,6 @@ import Synchronization
 final class WriteFailureReporter: Sendable {
     private struct State {
         var last: DefaultsError?
-        var count = 0
         var subscribers: [UInt64: AsyncStream<DefaultsError>.Continuation] = [:]
         var nextID: UInt64 = 1
     }
@@ -32,14 +31,12 @@ final class WriteFailureReporter: Sendable {
         }
         let subscribers = state.withLock { state in
             state.last = error
-            state.count += 1
             return Array(state.subscribers.values)
         }
         for subscriber in subscribers { subscriber.yield(error) }
     }
 
     var last: DefaultsError? { state.withLock { $0.last } }
-    var count: Int { state.withLock { $0.count } }
 
     func stream() -> AsyncStream<DefaultsError> {
         let (stream, continuation) = AsyncStream.makeStream(of: DefaultsError.self)

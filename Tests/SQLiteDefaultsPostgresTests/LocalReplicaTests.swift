@@ -1,0 +1,61 @@
+import DefaultsTestSupport
+import Foundation
+import SQLiteDefaults
+@testable import SQLiteDefaultsPostgres
+import Testing
+
+/// The machine's side of the fleet without a server: the shadow and the state live in the file
+/// (the library's migration 0011 creates them), and the sync changes them only through
+/// `ReplicaTransaction`'s named operations.
+@Suite("Fleet: the file's own record of the fleet, without a server")
+struct LocalReplicaTests {
+    @Test func aFileJoinsAsNewThenStaysAMember() throws {
+        let directory = try TemporaryDirectory()
+        let replica = LocalReplica(store: try DefaultsStore(path: directory.database))
+        #expect(try replica.join("fleet-a") == LocalReplica.Membership(position: 0, isNew: true))
+        try replica.apply([FleetRow(key: "k", value: .integer(1), version: 3)], identity: "fleet-a", position: 3, asNewMember: true)
+        #expect(try replica.join("fleet-a") == LocalReplica.Membership(position: 3, isNew: false))
+        // Another table of that name: the shadows go, and the file joins it as new.
+        #expect(try replica.join("fleet-b") == LocalReplica.Membership(position: 0, isNew: true, replacesAnother: true))
+        #expect(try replica.pending(among: nil) == [PendingRow(key: "k", value: .integer(1))])
+    }
+
+    @Test func aLocalChangeIsPendingUntilPushed() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        let replica = LocalReplica(store: store)
+        _ = try replica.join("fleet")
+        #expect(try replica.apply([FleetRow(key: "a", value: .text("x"), version: 1),
+                                   FleetRow(key: "b", value: .integer(2), version: 2)],
+                                  identity: "fleet", position: 2, asNewMember: true) == 2)
+        #expect(try store.value(for: DefaultsKey<String>("a", default: "")) == "x")
+        #expect(try replica.pending(among: nil).isEmpty)
+
+        try store.set(5, for: DefaultsKey<Int>("b", default: 0))
+        try store.remove(DefaultsKey<String>("a", default: ""))
+        let pending = try replica.pending(among: nil)
+        #expect(pending == [PendingRow(key: "a", value: nil), PendingRow(key: "b", value: .integer(5))])
+        #expect(try replica.pending(among: ["b"]) == [PendingRow(key: "b", value: .integer(5))])
+
+        try replica.recordPushed(pending, version: 4)
+        #expect(try replica.pending(among: nil).isEmpty)
+        #expect(try replica.isInStep(with: ["a": 4, "b": 4], position: 2))
+        #expect(try !replica.isInStep(with: ["b": 4], position: 2))  // the table lost a row this file saw
+    }
+
+    @Test func rejoiningForgetsWhatTheTableLost() throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        let replica = LocalReplica(store: store)
+        _ = try replica.join("fleet")
+        try replica.apply([FleetRow(key: "a", value: .integer(1), version: 1),
+                           FleetRow(key: "b", value: .integer(2), version: 2)],
+                          identity: "fleet", position: 2, asNewMember: true)
+        // The table went back to a backup that holds `a` only: `b` must be pushed again.
+        let position = try replica.rejoin([FleetRow(key: "a", value: .integer(1), version: 1)],
+                                          identity: "fleet", forgettingShadows: false)
+        #expect(position == 1)
+        #expect(try replica.pending(among: nil) == [PendingRow(key: "b", value: .integer(2))])
+        #expect(try replica.join("fleet") == LocalReplica.Membership(position: 1, isNew: false))
+    }
+}

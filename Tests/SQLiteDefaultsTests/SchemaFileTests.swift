@@ -1,0 +1,29 @@
+import DefaultsTestSupport
+import Foundation
+import SQLiteDefaults
+import Testing
+
+@Suite("Migrations/schema.sql is the schema of a new file", .requiresSQLiteShell)
+struct SchemaFileTests {
+    static let schemaFile = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Migrations/schema.sql")
+
+    @Test func aNewStoreHasExactlyTheSchemaTheFileShows() throws {
+        let directory = try TemporaryDirectory()
+        try DefaultsStore(path: directory.database).set(1, for: DefaultsKey<Int>("schema.sh", default: 0))
+        // The query Scripts/schema.sh writes the file with.
+        let actual = try sqlite3(directory.database,
+                                 "SELECT sql || ';' FROM sqlite_master WHERE sql NOT NULL ORDER BY type, name")
+        let file = try String(contentsOf: Self.schemaFile, encoding: .utf8)
+        // The header is the file's leading comment lines; the rest is the dump.
+        let expected = file.split(separator: "\n", omittingEmptySubsequences: false)
+            .drop { $0.hasPrefix("--") }
+            .joined(separator: "\n")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(actual == expected, """
+            Migrations/schema.sql is not the schema a new store has: a migration changed it. \
+            Run `bash Scripts/schema.sh` (after `swift build`) and review the diff.
+            """)
+    }
+}
