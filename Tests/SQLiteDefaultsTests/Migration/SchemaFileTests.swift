@@ -7,7 +7,7 @@ import Testing
 struct SchemaFileTests {
     static let schemaFile = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Migrations/schema.sql")
+        .deletingLastPathComponent().appendingPathComponent("Migrations/schema.sql")
 
     @Test func aNewStoreHasExactlyTheSchemaTheFileShows() throws {
         let directory = try TemporaryDirectory()
