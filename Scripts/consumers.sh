@@ -59,13 +59,15 @@ syntax() {
     git ls-files -z | xargs -0 tar cf - | tar xf - -C "$work/lowest"
     (
         cd "$work/lowest"
-        swift package resolve >/dev/null
-        swift package resolve swift-syntax --version 600.0.1 >/dev/null
+        # The consumer's build folder: swift-syntax 600.0.1 is compiled once for both.
+        scratch=(--scratch-path "$work/PinnedSwiftSyntax/.build")
+        swift package "${scratch[@]}" resolve >/dev/null
+        swift package "${scratch[@]}" resolve swift-syntax --version 600.0.1 >/dev/null
         version="$(pinned_version Package.resolved swift-syntax)"
         [ "$version" = "600.0.1" ] || fail "the copy resolved swift-syntax $version"
         traits=(--disable-default-traits --traits Observable)
-        swift build --build-tests "${traits[@]}" 2>&1 | tail -1
-        swift test --skip-build "${traits[@]}" \
+        swift build "${scratch[@]}" --build-tests "${traits[@]}" 2>&1 | tail -1
+        swift test "${scratch[@]}" --skip-build "${traits[@]}" \
             --filter "SQLiteDefaultsMacrosTests|SQLiteDefaultsObservableTests|SQLiteDefaultsObservableMainActorTests"
     )
 

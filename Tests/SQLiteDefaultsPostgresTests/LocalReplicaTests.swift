@@ -1,3 +1,4 @@
+#if Fleet && Prefs
 import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
@@ -59,3 +60,4 @@ struct LocalReplicaTests {
         #expect(try replica.join("fleet") == LocalReplica.Membership(position: 1, isNew: false))
     }
 }
+#endif
