@@ -13,6 +13,12 @@
 #   undoes the toolchain's `-export-dynamic` for static programs): 40,000 exported symbols made
 #   the runtime's one `dladdr` at start-up and every symbol the loader binds slower (2.4 million
 #   instructions of a 30 million `prefs read`).
+# - Generic types are instantiated through their metadata accessors, not by mangled name
+#   (`-disable-concrete-type-metadata-mangled-name-accessors`): by name, the runtime checks
+#   each generic requirement (a dictionary's `Key: Hashable`) by scanning every one of the
+#   binary's ~9,300 conformance records, touching each record's type, so a few dictionaries
+#   cost `prefs read` half a million instructions each and a few hundred page faults. The
+#   binary is a little larger; nothing else changes.
 # - SQLite is the system's shared library (libsqlite3.so.0, 3.34.1 or newer), as for the
 #   library itself: the tool then reads and writes with the SQLite the distribution patches, the
 #   one `sqlite3` and every other client of the file use. Every Linux that can run the tool has
@@ -29,7 +35,8 @@ out="${1:-$scratch/dist}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-flags=(-c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic --scratch-path "$scratch")
+flags=(-c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic
+    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors --scratch-path "$scratch")
 echo "== building prefs (release, static Swift runtime and Foundation)" >&2
 swift build "${flags[@]}" --product prefs >&2
 bin="$(swift build "${flags[@]}" --show-bin-path)"

@@ -11,16 +11,46 @@ import Synchronization
 /// recorded by the statement that writes, with no statement added before COMMIT, and other
 /// clients need nothing and are refused nothing.
 enum WriterIdentity {
-    /// This process's identity as the triggers store it: `{"pid":…,"program":…,"user":…,"host":…}`.
-    static let json: String = {
-        let writer = DefaultsWriter.current
-        let identity = Identity(pid: writer.pid, program: writer.program, user: writer.user, host: writer.host)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding four optional scalars cannot fail; an empty object still starts with '{'.
-        let data = (try? encoder.encode(identity)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }()
+    /// This process's identity as the triggers store it: `{"host":…,"pid":…,"program":…,"user":…}`.
+    static let json: String = encode(DefaultsWriter.current)
+
+    /// `{"host":…,"pid":…,"program":…,"user":…}`: keys sorted, absent fields left out, strings
+    /// escaped as RFC 8259 requires — the text JSONEncoder (`.sortedKeys`,
+    /// `.withoutEscapingSlashes`) gives, which `WriterIdentityTests` check byte for byte.
+    /// Written by hand because every store's open needs it: JSONEncoder's first use in a
+    /// process instantiates generic containers whose requirements the runtime checks by
+    /// scanning every conformance record in the binary (0.97 million instructions of a static
+    /// `prefs read`, and the page faults of touching each record's type).
+    static func encode(_ writer: DefaultsWriter) -> String {
+        var fields: [String] = []
+        if let host = writer.host { fields.append("\"host\":" + quoted(host)) }
+        if let pid = writer.pid { fields.append("\"pid\":\(pid)") }
+        if let program = writer.program { fields.append("\"program\":" + quoted(program)) }
+        if let user = writer.user { fields.append("\"user\":" + quoted(user)) }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// `text` as a JSON string: `"` and `\` escaped, control characters as `\b` `\f` `\n`
+    /// `\r` `\t` or `\u00XX` (lowercase hex, as JSONEncoder writes them), everything else as is.
+    private static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
 
     /// `json` as a C string that lives as long as the process: every connection's function
     /// returns this same pointer with SQLITE_STATIC, so SQLite never copies or frees it.

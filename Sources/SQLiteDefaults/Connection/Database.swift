@@ -6,6 +6,8 @@ import Foundation
 final class Database {
     let handle: OpaquePointer
     let path: String
+    /// Opened with `SQLITE_OPEN_READONLY`: it can write nothing, a checkpoint included.
+    let isReadOnly: Bool
     private var statements: [String: Statement] = [:]
     /// What a failure of this connection is thrown as (see ``SQLiteFailure``).
     private let classify: SQLiteFailureClassifier
@@ -31,6 +33,7 @@ final class Database {
         }
         self.handle = handle
         self.path = path
+        self.isReadOnly = readOnly
         self.classify = classify
         sqlite3_extended_result_codes(handle, 1)
     }

@@ -105,7 +105,9 @@ final class StoreConnection {
     }
 
     private func release(checkpoint: Bool) {
-        if checkpoint, database.path.hasPrefix("/") { try? database.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+        // A read-only connection writes nothing, a checkpoint included: preparing it would only
+        // cost a failed statement at every close.
+        if checkpoint, !database.isReadOnly, database.path.hasPrefix("/") { try? database.execute("PRAGMA wal_checkpoint(PASSIVE)") }
         recorder.uninstall(from: database)
         selectStatement = nil
         upsertStatement = nil

@@ -122,3 +122,31 @@ struct WriterIdentityTests {
         token.cancel()
     }
 }
+
+/// The identity text is written by hand (no JSONEncoder at open); it must stay the text
+/// JSONEncoder gives, byte for byte, so files written before and after read alike.
+@Suite("The writer's identity text")
+struct WriterIdentityTextTests {
+    private struct Identity: Encodable {
+        let pid: Int32?
+        let program: String?
+        let user: String?
+        let host: String?
+    }
+
+    @Test("is JSONEncoder's output, sorted keys and no escaped slashes", arguments: [
+        DefaultsWriter(kind: .library, pid: 28_860, program: "prefs", user: "root", host: "vm"),
+        DefaultsWriter(kind: .library),
+        DefaultsWriter(kind: .library, pid: -1, program: nil, user: "ü ñ 日本", host: nil),
+        DefaultsWriter(kind: .library, pid: 0, program: "/usr/local/bin/my \"app\"", user: "a\\b", host: "tab\there\nnew\rline"),
+        DefaultsWriter(kind: .library, pid: Int32.max, program: "\u{0}\u{1}\u{8}\u{C}\u{1F}\u{7F}", user: "emoji 🦊", host: "x/y"),
+    ])
+    func matchesJSONEncoder(_ writer: DefaultsWriter) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let expected = String(decoding: try encoder.encode(Identity(pid: writer.pid, program: writer.program, user: writer.user, host: writer.host)),
+                              as: UTF8.self)
+        #expect(WriterIdentity.encode(writer) == expected)
+        #expect(WriterIdentity.writer(from: WriterIdentity.encode(writer)) == writer)
+    }
+}
