@@ -22,12 +22,18 @@ enum WriterIdentity {
     /// scanning every conformance record in the binary (0.97 million instructions of a static
     /// `prefs read`, and the page faults of touching each record's type).
     static func encode(_ writer: DefaultsWriter) -> String {
-        var fields: [String] = []
-        if let host = writer.host { fields.append("\"host\":" + quoted(host)) }
-        if let pid = writer.pid { fields.append("\"pid\":\(pid)") }
-        if let program = writer.program { fields.append("\"program\":" + quoted(program)) }
-        if let user = writer.user { fields.append("\"user\":" + quoted(user)) }
-        return "{" + fields.joined(separator: ",") + "}"
+        // Concatenated, not `joined(separator:)`: that generic runs unspecialised from the
+        // standard library and looks its `Element` up at run time (another conformance scan).
+        var object = "{"
+        func add(_ field: String) {
+            if object.utf8.count > 1 { object += "," }
+            object += field
+        }
+        if let host = writer.host { add("\"host\":" + quoted(host)) }
+        if let pid = writer.pid { add("\"pid\":" + String(pid)) }
+        if let program = writer.program { add("\"program\":" + quoted(program)) }
+        if let user = writer.user { add("\"user\":" + quoted(user)) }
+        return object + "}"
     }
 
     /// `text` as a JSON string: `"` and `\` escaped, control characters as `\b` `\f` `\n`
