@@ -108,6 +108,9 @@ struct EventStreamTests {
         try await fixture.app.test(.live) { client in
             let port = try #require(client.port)
             let stream = try await onOwnThread { try Self.openStream(port: port) }
+            // The barrier: a declaration made before the server has registered the stream is
+            // announced to nobody (it failed that way once, under the slow tier's load).
+            #expect(await waitUntil { fixture.console.eventStreamClientCount == 1 })
             let waitForDeclarations = {
                 try await onOwnThread { () -> Bool in
                     let deadline = ContinuousClock.now + .seconds(60)
