@@ -63,11 +63,14 @@ struct AsyncSequenceTests {
         }
         store[.count] = 3               // the value it holds: nothing
         try sqlite3(directory.database, "UPDATE defaults SET value = 4 WHERE key = 'count'")
-        try store.remove(.count)
         let local = await iterator.next()
         #expect(local?.key == "count" && local?.newValue == 3 && local?.origin == .local && local?.writer?.kind == .library)
         let external = await iterator.next()
         #expect(external == DefaultsChange(key: "count", newValue: 4, origin: .external, writer: DefaultsWriter(kind: .sql)))
+        // Removed only once the shell's write has arrived: removed before the monitor saw it, the
+        // key would already be back at its default when the monitor compared, and that change
+        // would (rightly, for an observer) never be delivered, leaving this await with nothing.
+        try store.remove(.count)
         #expect(await iterator.next()?.newValue == 0, "a removed key arrives as its default")
         // Hashable, as the any-key change is.
         #expect(Set([external, external]).count == 1)
