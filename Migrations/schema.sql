@@ -23,9 +23,12 @@ CREATE TABLE defaults (
 CREATE TABLE "defaults_changes" (
     seq INTEGER PRIMARY KEY,
     key TEXT NOT NULL
-, value, removed INTEGER, omitted INTEGER, time INTEGER, writer TEXT, writer_pid INTEGER, writer_program TEXT, writer_user TEXT, writer_host TEXT, superseded INTEGER, writer_identity TEXT);
+, value, removed INTEGER, omitted INTEGER, time INTEGER, writer TEXT, writer_pid INTEGER, writer_program TEXT, writer_user TEXT, writer_host TEXT, superseded INTEGER, writer_identity TEXT, secret INTEGER, sealed BLOB);
 CREATE TABLE defaults_changes_superseded (
     seq INTEGER PRIMARY KEY
+);
+CREATE TABLE defaults_digest_key (
+    key BLOB NOT NULL
 );
 CREATE TABLE defaults_fleet_shadow (
     key     TEXT NOT NULL PRIMARY KEY,
@@ -50,7 +53,7 @@ CREATE TABLE "defaults_schema" (
     default_value,
     summary       TEXT,
     allowed       TEXT CHECK (allowed IS NULL OR typeof(allowed) = 'text')
-);
+, secret INTEGER CHECK (secret IS NULL OR secret IN (0, 1)));
 CREATE TABLE sqlite_sequence(name,seq);
 CREATE TRIGGER defaults_changes_superseded_mark AFTER UPDATE OF superseded ON defaults_changes
 WHEN new.superseded IS NOT NULL AND old.superseded IS NULL
@@ -179,14 +182,21 @@ BEGIN
 END;
 CREATE TRIGGER defaults_log_insert AFTER INSERT ON defaults
 BEGIN
-    INSERT INTO defaults_changes(key, value, omitted, time, writer_identity) VALUES (
-        new.key,
-        CASE WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
-             THEN NULL ELSE new.value END,
-        CASE WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
+    INSERT INTO defaults_changes(key, value, omitted, time, writer_identity, secret, sealed)
+    SELECT new.key,
+        CASE WHEN s.secret = 1 THEN NULL
+             WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384 THEN NULL
+             ELSE new.value END,
+        CASE WHEN s.secret = 1 THEN NULL
+             WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
              THEN length(CAST(new.value AS BLOB)) END,
         CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER),
-        CASE WHEN unicode(sqlite_source_id()) = 123 THEN sqlite_source_id() END);
+        CASE WHEN unicode(sqlite_source_id()) = 123 THEN sqlite_source_id() END,
+        CASE WHEN s.secret = 1 THEN 1 END,
+        CASE WHEN s.secret = 1 AND unicode(sqlite_source_id()) = 123 THEN sqlite_compileoption_get(
+            (SELECT hex(key) FROM defaults_digest_key LIMIT 1) || typeof(new.value) || ':'
+            || CAST(CASE WHEN typeof(new.value) = 'real' THEN printf('%!.17g', new.value) ELSE new.value END AS BLOB)) END
+    FROM (SELECT 1) LEFT JOIN defaults_schema AS s ON s.key = new.key;
 END;
 CREATE TRIGGER defaults_log_rename AFTER UPDATE OF key ON defaults
 WHEN old.key IS NOT new.key
@@ -199,14 +209,21 @@ CREATE TRIGGER defaults_log_update AFTER UPDATE ON defaults
 WHEN old.value IS NOT new.value OR typeof(old.value) IS NOT typeof(new.value) OR old.key IS NOT new.key
     OR (typeof(new.value) = 'real' AND new.value = 0.0)
 BEGIN
-    INSERT INTO defaults_changes(key, value, omitted, time, writer_identity) VALUES (
-        new.key,
-        CASE WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
-             THEN NULL ELSE new.value END,
-        CASE WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
+    INSERT INTO defaults_changes(key, value, omitted, time, writer_identity, secret, sealed)
+    SELECT new.key,
+        CASE WHEN s.secret = 1 THEN NULL
+             WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384 THEN NULL
+             ELSE new.value END,
+        CASE WHEN s.secret = 1 THEN NULL
+             WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
              THEN length(CAST(new.value AS BLOB)) END,
         CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER),
-        CASE WHEN unicode(sqlite_source_id()) = 123 THEN sqlite_source_id() END);
+        CASE WHEN unicode(sqlite_source_id()) = 123 THEN sqlite_source_id() END,
+        CASE WHEN s.secret = 1 THEN 1 END,
+        CASE WHEN s.secret = 1 AND unicode(sqlite_source_id()) = 123 THEN sqlite_compileoption_get(
+            (SELECT hex(key) FROM defaults_digest_key LIMIT 1) || typeof(new.value) || ':'
+            || CAST(CASE WHEN typeof(new.value) = 'real' THEN printf('%!.17g', new.value) ELSE new.value END AS BLOB)) END
+    FROM (SELECT 1) LEFT JOIN defaults_schema AS s ON s.key = new.key;
 END;
 CREATE TRIGGER defaults_schema_check INSTEAD OF INSERT ON defaults_schema_check
 BEGIN

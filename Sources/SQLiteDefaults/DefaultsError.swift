@@ -127,6 +127,15 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         /// The SQLite library the process runs on is older than ``SQLiteLibrary/minimumVersion``;
         /// the message names the version found and the one needed. Nothing was created or written.
         public static let unsupportedSQLite = Code(rawValue: "unsupportedSQLite")
+        /// A conditional write found the key at another version than the one it was given
+        /// (``DefaultsError/currentVersion`` says which); nothing was written.
+        public static let versionConflict = Code(rawValue: "versionConflict")
+        /// An actor or reason given for a write is longer than the library keeps (256 and
+        /// 16,384 UTF-8 bytes); nothing was written.
+        public static let invalidAttribution = Code(rawValue: "invalidAttribution")
+        /// The history keeps no value of the change asked for (no such change, or one whose
+        /// value it could not keep).
+        public static let notInHistory = Code(rawValue: "notInHistory")
         /// Every code this library's core defines (the fleet's codes, such as `.unreachable`,
         /// live in `SQLiteDefaultsPostgres` and are not listed), for `CaseIterable`.
         ///
@@ -162,6 +171,9 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
             .misuse,
             .declarationConflict,
             .unsupportedSQLite,
+            .versionConflict,
+            .invalidAttribution,
+            .notInHistory,
         ]
     }
 
@@ -177,6 +189,9 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
     public let sqliteCode: Int32?
     /// SQLite's own error message, when SQLite reported the failure.
     public let sqliteMessage: String?
+    /// For `.versionConflict`: the key's version when the write was refused (the sequence
+    /// number of its newest change, 0 when none is kept); `nil` for every other error.
+    public internal(set) var currentVersion: Int64? = nil
     /// The operating system's `errno` behind a failure to open, where SQLite kept one.
     let systemErrno: Int32
 

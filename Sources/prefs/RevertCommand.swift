@@ -55,6 +55,9 @@ struct RevertCommand: ParsableCommand {
                 throw PrefsError("the value change \(target.sequence) wrote was \(omitted) bytes; the history keeps only its size, so it cannot be written back")
             case .value(let stored), .undecodable(let stored):
                 try transaction.set(stored, for: row)
+            case .secret:
+                // Opened from the history's sealed copy, written back, and never printed.
+                try transaction.set(try store.value(writtenBy: target.sequence), for: row)
             case .removed:
                 try transaction.set(nil, for: row)
             }

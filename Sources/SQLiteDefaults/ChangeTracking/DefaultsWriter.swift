@@ -32,6 +32,14 @@ public struct DefaultsWriter: Sendable, Hashable {
     /// The host name of the machine: where the writing process ran (`.library`), or the machine
     /// the row came from (`.fleet`).
     public let host: String?
+    /// The person or service the change was made for, as the writing program named it: a
+    /// console's token name or signed-in user, `prefs`'s `PREFS_ACTOR` or login name, or what
+    /// the app passed to ``DefaultsStore/transaction(actor:reason:_:)``. `nil` when none was
+    /// named, and always for `.sql` and `.fleet`.
+    public let actor: String?
+    /// Why the change was made, as its writer said (free text; may hold newlines); `nil` when
+    /// no reason was given.
+    public let reason: String?
 
     /// Creates a writer, for example to feed code under test that takes one.
     /// - Parameters:
@@ -40,12 +48,23 @@ public struct DefaultsWriter: Sendable, Hashable {
     ///   - program: the program name, if known.
     ///   - user: the user name, if known.
     ///   - host: the host name, if known.
-    public init(kind: Kind, pid: Int32? = nil, program: String? = nil, user: String? = nil, host: String? = nil) {
+    ///   - actor: the person or service the change was made for, if named.
+    ///   - reason: why it was made, if said.
+    public init(kind: Kind, pid: Int32? = nil, program: String? = nil, user: String? = nil, host: String? = nil,
+                actor: String? = nil, reason: String? = nil) {
         self.kind = kind
         self.pid = pid
         self.program = program
         self.user = user
         self.host = host
+        self.actor = actor
+        self.reason = reason
+    }
+
+    /// This writer with `actor` and `reason` (a nil keeps what it had).
+    func attributed(actor: String?, reason: String?) -> DefaultsWriter {
+        DefaultsWriter(kind: kind, pid: pid, program: program, user: user, host: host,
+                       actor: actor ?? self.actor, reason: reason ?? self.reason)
     }
 
     /// This process, as its writes are recorded: its id, program name, user and host.

@@ -28,11 +28,17 @@ enum HistoryLog {
         let omitted: Int?
         let milliseconds: Int64
         let writer: DefaultsWriter
+        /// The entry is of a secret key: no value is kept (Migrations/0012).
+        let isSecret: Bool
+        /// For a secret's entry written by this library: its digest and sealed value (``SecretSeal``).
+        let sealed: [UInt8]?
     }
 
-    /// The columns ``row(_:)`` reads; the writer's are ``writerColumns(identity:)``.
-    private static func columns(identity: Bool) -> String {
+    /// The columns ``row(_:)`` reads; the writer's are ``writerColumns(identity:)``. A file
+    /// before schema 12 has no `secret` or `sealed`: NULLs stand in.
+    private static func columns(identity: Bool, secrets: Bool) -> String {
         "seq, key, value, removed, omitted, time, " + writerColumns(identity: identity)
+            + (secrets ? ", secret, sealed" : ", NULL, NULL")
     }
 
     /// The six columns ``writer(_:from:)`` reads. A file at schema 7 (a read-only store on a
@@ -44,8 +50,9 @@ enum HistoryLog {
     /// The newest `limit` entries, newest first, of `keys` (all keys when nil), older than the
     /// sequence `before` when given (a page of a longer read). Entries from before migration
     /// 0007 (no time) and superseded ones are not history.
-    static func rows(_ database: Database, keys: [String]?, limit: Int, before: Int64? = nil, identity: Bool) throws -> [Row] {
-        let columns = columns(identity: identity)
+    static func rows(_ database: Database, keys: [String]?, limit: Int, before: Int64? = nil, identity: Bool,
+                     secrets: Bool) throws -> [Row] {
+        let columns = columns(identity: identity, secrets: secrets)
         guard limit > 0 else { return [] }
         var rows: [Row] = []
         if let keys {
@@ -80,11 +87,13 @@ enum HistoryLog {
     private static func row(_ statement: Statement) -> Row {
         func optionalInteger(_ column: Int32) -> Int64? { statement.optionalInt64(at: column) }
         let removed = optionalInteger(3) == 1
-        let omitted = optionalInteger(4).map { Int($0) }
-        let value: SQLiteValue? = removed || omitted != nil ? nil : statement.value(at: 2)
+        let secret = !removed && optionalInteger(12) == 1
+        let omitted = secret ? nil : optionalInteger(4).map { Int($0) }
+        let value: SQLiteValue? = removed || secret || omitted != nil ? nil : statement.value(at: 2)
         let writer = Self.writer(statement, from: 6)
         return Row(sequence: statement.int64(at: 0), key: statement.text(at: 1), value: value, isRemoved: removed,
-                   omitted: omitted, milliseconds: optionalInteger(5) ?? 0, writer: writer)
+                   omitted: omitted, milliseconds: optionalInteger(5) ?? 0, writer: writer,
+                   isSecret: secret, sealed: secret ? statement.optionalBlob(at: 13) : nil)
     }
 
     /// The writer named by the six columns of ``writerColumns(identity:)`` from `column` on.
@@ -106,6 +115,58 @@ enum HistoryLog {
         default:
             return DefaultsWriter(kind: .sql)
         }
+    }
+
+    // MARK: One entry's value
+
+    /// The value entry `sequence` wrote: `.some(nil)` when it removed its key; nil when the
+    /// log does not hold that entry's value (no such entry, too large to keep, a secret an outside
+    /// SQL client wrote, or a seal that does not open). A secret's is opened with the file's key.
+    static func writtenValue(sequence: Int64, database: Database, secrets: Bool) throws -> (key: String, value: SQLiteValue?)? {
+        let statement = try database.statement("""
+            SELECT key, value, removed, omitted, \(secrets ? "secret, sealed" : "NULL, NULL")
+            FROM defaults_changes WHERE seq = ?1 AND time IS NOT NULL AND superseded IS NULL
+            """)
+        defer { statement.reset() }
+        try statement.bind(sequence, at: 1)
+        guard try statement.step() else { return nil }
+        let key = statement.text(at: 0)
+        if statement.optionalInt64(at: 2) == 1 { return (key, nil) }
+        if statement.optionalInt64(at: 4) == 1 {
+            guard let sealed = statement.optionalBlob(at: 5) else { return nil }
+            let fileKey = try database.statement("SELECT key FROM defaults_digest_key LIMIT 1")
+            defer { fileKey.reset() }
+            guard try fileKey.step(), let keyBytes = fileKey.optionalBlob(at: 0),
+                  let value = SecretSeal.open(sealed, fileKey: keyBytes) else { return nil }
+            return (key, value)
+        }
+        if statement.optionalInt64(at: 3) != nil { return nil }
+        return (key, statement.value(at: 1))
+    }
+
+    // MARK: Versions
+
+    /// `key`'s version: the sequence number of its newest change the log keeps (superseded
+    /// entries are no change), 0 when it keeps none. A backwards walk of the log that stops at
+    /// the key's newest entry.
+    static func version(of key: String, database: Database) throws -> Int64 {
+        let statement = try database.statement("""
+            SELECT seq FROM defaults_changes WHERE key = ?1 AND superseded IS NULL ORDER BY seq DESC LIMIT 1
+            """)
+        defer { statement.reset() }
+        try statement.bind(key, at: 1)
+        return try statement.step() ? statement.int64(at: 0) : 0
+    }
+
+    /// Every key's version at once (keys with no kept change are absent): one pass over the log.
+    static func versions(_ database: Database) throws -> [String: Int64] {
+        let statement = try database.statement("""
+            SELECT key, max(seq) FROM defaults_changes WHERE superseded IS NULL AND typeof(key) = 'text' GROUP BY key
+            """)
+        defer { statement.reset() }
+        var versions: [String: Int64] = [:]
+        while try statement.step() { versions[statement.text(at: 0)] = statement.int64(at: 1) }
+        return versions
     }
 
     // MARK: The fleet's entries

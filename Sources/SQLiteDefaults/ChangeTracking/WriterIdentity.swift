@@ -11,7 +11,8 @@ import Synchronization
 /// recorded by the statement that writes, with no statement added before COMMIT, and other
 /// clients need nothing and are refused nothing.
 enum WriterIdentity {
-    /// This process's identity as the triggers store it: `{"host":…,"pid":…,"program":…,"user":…}`.
+    /// This process's identity as the triggers store it: `{"host":…,"pid":…,"program":…,"user":…}`
+    /// (with `"actor"` and `"reason"` inside ``attribute(_:actor:reason:_:)``).
     static let json: String = encode(DefaultsWriter.current)
 
     /// `{"host":…,"pid":…,"program":…,"user":…}`: keys sorted, absent fields left out, strings
@@ -29,9 +30,11 @@ enum WriterIdentity {
             if object.utf8.count > 1 { object += "," }
             object += field
         }
+        if let actor = writer.actor { add("\"actor\":" + quoted(actor)) }
         if let host = writer.host { add("\"host\":" + quoted(host)) }
         if let pid = writer.pid { add("\"pid\":" + String(pid)) }
         if let program = writer.program { add("\"program\":" + quoted(program)) }
+        if let reason = writer.reason { add("\"reason\":" + quoted(reason)) }
         if let user = writer.user { add("\"user\":" + quoted(user)) }
         return object + "}"
     }
@@ -65,19 +68,44 @@ enum WriterIdentity {
     nonisolated(unsafe) private static let cString: UnsafeMutablePointer<CChar> = strdup(json)
 
     private struct Identity: Codable {
+        let actor: String?
+        let reason: String?
         let pid: Int32?
         let program: String?
         let user: String?
         let host: String?
     }
 
-    /// Makes `sqlite_source_id()` on `database` answer this process's identity. Call before
-    /// any statement that writes `defaults` is prepared: a trigger's program binds its
-    /// functions when the statement that fires it is prepared.
+    /// Makes `sqlite_source_id()` on `database` answer this process's identity (and, inside
+    /// ``attribute(_:actor:reason:_:)``, the actor and reason beside it), and
+    /// `sqlite_compileoption_get(X)` answer the sealed form that stands in for a secret's value
+    /// (``SecretSeal``, Migrations/0012). Call before any statement that writes `defaults` is prepared: a
+    /// trigger's program binds its functions when the statement that fires it is prepared.
     static func install(on database: Database) throws {
         // `cString` is never freed, so SQLite may keep the pointer.
-        try database.defineConstantFunction("sqlite_source_id", answering: cString,
+        try database.defineSwitchableAnswer("sqlite_source_id", SwitchableAnswer(UnsafePointer(cString)),
                                             operation: "naming this process as the writer of its changes")
+        try database.defineBytesFunction("sqlite_compileoption_get", operation: "installing the seal of secret values",
+                                         SecretSeal.seal)
+    }
+
+    /// Runs `body` with this connection's writes recorded as made for `actor` and because of
+    /// `reason` (each left out when nil), then switches back to the process's identity. Called
+    /// by the thread holding the connection, around a whole transaction: no statement runs
+    /// while the text is switched or freed.
+    static func attribute<Result>(_ database: Database, actor: String?, reason: String?,
+                                  _ body: () throws -> Result) rethrows -> Result {
+        guard actor != nil || reason != nil, let answer = database.switchableAnswer(named: "sqlite_source_id") else {
+            return try body()
+        }
+        let previous = answer.text
+        let text = strdup(encode(DefaultsWriter.current.attributed(actor: actor, reason: reason)))
+        answer.text = UnsafePointer(text ?? cString)
+        defer {
+            answer.text = previous
+            free(text)
+        }
+        return try body()
     }
 
     /// The writer a stored identity names; nil when the text is not one (another client wrote
@@ -86,7 +114,7 @@ enum WriterIdentity {
         if let known = parsed.withLock({ $0[text] }) { return known }
         guard let identity = try? JSONDecoder().decode(Identity.self, from: Data(text.utf8)) else { return nil }
         let writer = DefaultsWriter(kind: .library, pid: identity.pid, program: identity.program,
-                                    user: identity.user, host: identity.host)
+                                    user: identity.user, host: identity.host, actor: identity.actor, reason: identity.reason)
         parsed.withLock { cache in
             if cache.count >= 256 { cache.removeAll(keepingCapacity: true) }  // bounded, whatever the log holds
             cache[text] = writer

@@ -13,6 +13,10 @@ final class Database {
     private let classify: SQLiteFailureClassifier
     /// The row and rollback hooks' receiver, kept alive while installed.
     private var hooks: HookBox?
+    /// The answers of ``defineSwitchableAnswer(_:_:operation:)``'s functions, kept alive here.
+    private var switchableAnswers: [String: SwitchableAnswer] = [:]
+    /// The closures of ``defineBytesFunction(_:operation:_:)``'s functions, kept alive here.
+    private var bytesFunctions: [BytesFunction] = []
 
     /// Opens `path` (or `:memory:`) with explicit flags: read-write (or read-only), no shared
     /// cache, no SQLite-level mutex (the store's lock already serializes use), extended result codes.
@@ -160,6 +164,51 @@ final class Database {
         guard code == SQLITE_OK else { throw error(code, operation) }
     }
 
+    /// Defines `name()` on this connection to answer the text `answer` holds at the time of each
+    /// call: the caller switches it between statements (for one transaction's writes) and back.
+    ///
+    /// Innocuous, and not deterministic: its answer changes during the connection's life, so
+    /// SQLite must not evaluate it once and keep the result. The text is passed without a copy
+    /// (SQLITE_STATIC): whoever switches `answer` keeps the previous text alive until no
+    /// statement of this connection is running.
+    func defineSwitchableAnswer(_ name: String, _ answer: SwitchableAnswer, operation: String) throws {
+        switchableAnswers[name] = answer  // kept alive as long as the connection
+        let flags = SQLITE_UTF8 | SQLITE_INNOCUOUS
+        let code = sqlite3_create_function_v2(handle, name, 0, flags, Unmanaged.passUnretained(answer).toOpaque(), { context, _, _ in
+            guard let box = sqlite3_user_data(context) else { return sqlite3_result_null(context) }
+            let answer = Unmanaged<SwitchableAnswer>.fromOpaque(box).takeUnretainedValue()
+            sqlite3_result_text(context, answer.text, -1, nil)
+        }, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, operation) }
+    }
+
+    /// The answer of the function `name` that ``defineSwitchableAnswer(_:_:operation:)`` defined.
+    func switchableAnswer(named name: String) -> SwitchableAnswer? {
+        switchableAnswers[name]
+    }
+
+    /// Defines `name(X)` on this connection, innocuous and not deterministic, to answer the
+    /// BLOB `transform` makes of X's bytes (as SQLite reads them as a BLOB), or NULL when it
+    /// answers nil or X is NULL.
+    func defineBytesFunction(_ name: String, operation: String,
+                             _ transform: @escaping (UnsafeRawBufferPointer) -> [UInt8]?) throws {
+        let box = BytesFunction(transform)
+        bytesFunctions.append(box)  // kept alive as long as the connection
+        let flags = SQLITE_UTF8 | SQLITE_INNOCUOUS
+        let code = sqlite3_create_function_v2(handle, name, 1, flags, Unmanaged.passUnretained(box).toOpaque(), { context, count, arguments in
+            guard count == 1, let argument = arguments?[0], let user = sqlite3_user_data(context),
+                  sqlite3_value_type(argument) != SQLITE_NULL else { return sqlite3_result_null(context) }
+            let bytes = sqlite3_value_blob(argument)
+            let length = Int(sqlite3_value_bytes(argument))
+            let function = Unmanaged<BytesFunction>.fromOpaque(user).takeUnretainedValue()
+            guard let result = function.transform(UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : length)) else {
+                return sqlite3_result_null(context)
+            }
+            result.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), csqlitedefaults_transient()) }
+        }, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, operation) }
+    }
+
     /// Defines `name(text)` on this connection, innocuous and deterministic, to answer 1 when
     /// `predicate` holds for the argument's bytes as SQLite reads them as text, else 0 (also
     /// for a call without exactly one argument, or with a NULL one).
@@ -237,4 +286,24 @@ private final class HookBox {
     // and hooks run only inside this connection's `sqlite3_step`, which that owner drives.
     unowned(unsafe) let receiver: any DatabaseHooks
     init(receiver: any DatabaseHooks) { self.receiver = receiver }
+}
+
+/// The text a function of ``Database/defineSwitchableAnswer(_:_:operation:)`` answers: a C
+/// string its owner switches between statements. Used only by the thread holding the
+/// connection, as the connection itself is.
+final class SwitchableAnswer {
+    var text: UnsafePointer<CChar>
+
+    init(_ text: UnsafePointer<CChar>) {
+        self.text = text
+    }
+}
+
+/// A closure SQLite calls through a C function pointer (``Database/defineBytesFunction(_:operation:_:)``).
+final class BytesFunction {
+    let transform: (UnsafeRawBufferPointer) -> [UInt8]?
+
+    init(_ transform: @escaping (UnsafeRawBufferPointer) -> [UInt8]?) {
+        self.transform = transform
+    }
 }

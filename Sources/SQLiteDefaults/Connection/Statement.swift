@@ -134,6 +134,15 @@ final class Statement {
     /// The column as text; nil when it is NULL.
     func optionalText(at column: Int32) -> String? { isNull(at: column) ? nil : text(at: column) }
 
+    /// The column's bytes (a TEXT's or a BLOB's); nil when it is NULL.
+    func optionalBlob(at column: Int32) -> [UInt8]? {
+        guard !isNull(at: column) else { return nil }
+        let bytes = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard let bytes, count > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
     func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     func text(at column: Int32) -> String {

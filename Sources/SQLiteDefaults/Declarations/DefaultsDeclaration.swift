@@ -23,6 +23,15 @@ public struct DefaultsDeclaration: Sendable, Hashable {
     /// The only raw values the key may hold (as SQL's `CAST(value AS TEXT)` writes them), for a
     /// `CaseIterable` `RawRepresentable` value; `nil` for any value of ``type``.
     public var allowedValues: [String]?
+    /// Whether the key's value is a secret. Its value is then kept in the `defaults` table
+    /// alone: each history entry keeps that it changed and a keyed digest (equal values have
+    /// equal digests; the digest's key is the file's own, so the value cannot be guessed from
+    /// it without the file), and every output but a read — the console, `prefs list`, `watch`,
+    /// `history`, `describe`, `export` without `--include-secrets`, the configuration
+    /// provider's snapshot — masks it. Declaring a key secret scrubs the values of its earlier
+    /// history entries in the same transaction. The fleet's table carries the value: every
+    /// machine must have it.
+    public var isSecret: Bool
 
     /// A declaration.
     /// - Parameters:
@@ -32,14 +41,16 @@ public struct DefaultsDeclaration: Sendable, Hashable {
     ///   - defaultValue: the default as stored, if any; it must fit `type` and `allowedValues`.
     ///   - summary: what the key is for.
     ///   - allowedValues: the only raw values allowed, if the key has such a list.
+    ///   - isSecret: whether its value is a secret (see ``isSecret``).
     public init(key: String, type: DefaultsValueKind, swiftType: String? = nil, defaultValue: SQLiteValue? = nil,
-                summary: String? = nil, allowedValues: [String]? = nil) {
+                summary: String? = nil, allowedValues: [String]? = nil, isSecret: Bool = false) {
         self.key = key
         self.type = type
         self.swiftType = swiftType
         self.defaultValue = defaultValue
         self.summary = summary
         self.allowedValues = allowedValues
+        self.isSecret = isSecret
     }
 
     /// Whether the database accepts `value` for this key: the right storage class and content

@@ -47,7 +47,7 @@ extension DefaultsKey {
         }
         if let values = allowed, let stored, let text = stored.castText, !values.contains(text) { allowed = nil }
         return DefaultsDeclaration(key: name, type: type, swiftType: String(describing: Value.self),
-                                   defaultValue: stored, summary: summary, allowedValues: allowed)
+                                   defaultValue: stored, summary: summary, allowedValues: allowed, isSecret: isSecret)
     }
 
     /// The kind of a type of the user's own, from its stored default.

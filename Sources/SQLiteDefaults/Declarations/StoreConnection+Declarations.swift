@@ -2,12 +2,17 @@ import Foundation
 
 /// The `defaults_schema` table, read and written on the store's connection (lock held).
 extension StoreConnection {
-    private static let columns = "key, type, swift_type, default_value, summary, allowed"
+    /// The columns ``declaration(from:)`` reads: `secret` only on a file that has it (a
+    /// read-only store may open a file no writer has migrated yet).
+    private func columns() throws -> String {
+        "key, type, swift_type, default_value, summary, allowed, "
+            + (try SchemaVersion.of(database).hasSecrets ? "secret" : "NULL")
+    }
 
     /// Every declaration of a known type, sorted by key (as SQLite orders key bytes). A row
     /// whose type this library does not know is left out (see ``unknownTypeDeclarations()``).
     func declarations() throws -> [DefaultsDeclaration] {
-        guard let statement = try schemaStatement("SELECT \(Self.columns) FROM defaults_schema ORDER BY key") else { return [] }
+        guard let statement = try schemaStatement("SELECT \(try columns()) FROM defaults_schema ORDER BY key") else { return [] }
         defer { statement.reset() }
         var result: [DefaultsDeclaration] = []
         while try statement.step() {
@@ -18,7 +23,7 @@ extension StoreConnection {
 
     /// The declaration of `key`, or nil (also when its row names a type this library does not know).
     func declaration(for key: String) throws -> DefaultsDeclaration? {
-        guard let statement = try schemaStatement("SELECT \(Self.columns) FROM defaults_schema WHERE key = ?1") else { return nil }
+        guard let statement = try schemaStatement("SELECT \(try columns()) FROM defaults_schema WHERE key = ?1") else { return nil }
         return try statement.withBorrowedText(key, at: 1) {
             try statement.step() ? try declaration(from: statement) : nil
         }
@@ -60,10 +65,11 @@ extension StoreConnection {
     /// value or its own default breaks.
     func upsert(_ declaration: DefaultsDeclaration) throws {
         let statement = try database.statement("""
-            INSERT INTO defaults_schema(key, type, swift_type, default_value, summary, allowed)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            INSERT INTO defaults_schema(key, type, swift_type, default_value, summary, allowed, secret)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
             ON CONFLICT(key) DO UPDATE SET type = excluded.type, swift_type = excluded.swift_type,
-                default_value = excluded.default_value, summary = excluded.summary, allowed = excluded.allowed
+                default_value = excluded.default_value, summary = excluded.summary, allowed = excluded.allowed,
+                secret = excluded.secret
             """)
         defer { statement.reset() }
         try statement.bind(.text(declaration.key), at: 1)
@@ -72,11 +78,32 @@ extension StoreConnection {
         try statement.bind(declaration.defaultValue ?? .null, at: 4)
         try statement.bind(declaration.summary.map(SQLiteValue.text) ?? .null, at: 5)
         try statement.bind(try Self.allowedText(declaration.allowedValues).map(SQLiteValue.text) ?? .null, at: 6)
+        try statement.bind(declaration.isSecret ? .integer(1) : .null, at: 7)
         do {
             _ = try statement.step()
         } catch let error as DefaultsError {
             throw refusal(error, declaring: declaration)
         }
+        if declaration.isSecret { try scrubHistory(of: declaration.key) }
+    }
+
+    /// Replaces the value of every history entry of `key` that still holds one by the sealed
+    /// form the triggers record for a secret (``SecretSeal``, Migrations/0012), in the transaction that
+    /// declares it secret: the plaintext never outlives that commit in any table. With
+    /// `secure_delete` on for the statement, SQLite zeroes the bytes it frees instead of
+    /// leaving them in the page.
+    private func scrubHistory(of key: String) throws {
+        try database.execute("PRAGMA secure_delete = ON")
+        defer { try? database.execute("PRAGMA secure_delete = OFF") }
+        let statement = try database.statement("""
+            UPDATE defaults_changes SET
+                sealed = CASE WHEN removed = 1 OR omitted IS NOT NULL THEN NULL
+                    ELSE sqlite_compileoption_get((SELECT hex(key) FROM defaults_digest_key LIMIT 1) || typeof(value) || ':'
+                        || CAST(CASE WHEN typeof(value) = 'real' THEN printf('%!.17g', value) ELSE value END AS BLOB)) END,
+                value = NULL, omitted = NULL, secret = 1
+            WHERE key = ?1 AND secret IS NULL AND removed IS NOT 1
+            """)
+        try statement.withBorrowedText(key, at: 1) { _ = try statement.step() }
     }
 
     /// Removes the declaration of `key`; the key then accepts anything again.
@@ -97,13 +124,15 @@ extension StoreConnection {
         let defaultValue = statement.value(at: 3)
         let summary = statement.value(at: 4)
         let allowed = statement.value(at: 5)
+        let secret = statement.optionalInt64(at: 6) == 1
         return DefaultsDeclaration(
             key: statement.text(at: 0),
             type: type,
             swiftType: swiftType.castText,
             defaultValue: defaultValue == .null ? nil : defaultValue,
             summary: summary.castText,
-            allowedValues: try Self.allowedValues(allowed)
+            allowedValues: try Self.allowedValues(allowed),
+            isSecret: secret
         )
     }
 

@@ -44,6 +44,9 @@ extension StoreEngine {
     func evolve<Old, New>(_ old: DefaultsKey<Old>, to new: DefaultsKey<New>, declaration: DefaultsDeclaration,
                           converting convert: (Old) throws -> New) throws {
         try transaction { connection in
+            // A secret stays secret under its new name or type, whatever the new key says.
+            var declaration = declaration
+            if try connection.declaration(for: old.name)?.isSecret == true { declaration.isSecret = true }
             // Already evolved in place (an earlier start-up): the value is of the new type now.
             if old.name == new.name, try connection.declaration(for: new.name) == declaration { return }
             _ = try connection.deleteDeclaration(old.name)

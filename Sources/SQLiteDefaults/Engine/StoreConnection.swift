@@ -30,6 +30,9 @@ final class StoreConnection {
     /// The writer of rows a replicator wrote in the open transaction (the fleet and its
     /// machine), by key; every other write of this connection is ``DefaultsWriter/current``.
     var replicaWriters: [HashedKey: DefaultsWriter] = [:]
+    /// The actor and reason of the outermost open transaction that named them; its writes are
+    /// recorded with them (see ``WriterIdentity/attribute(_:actor:reason:_:)``).
+    var attribution: WriteAttribution?
     /// Own commits since the log was last pruned.
     var commitsSincePrune = 0
     /// Set when a prune for other writers' commits found the write lock held: the monitor's

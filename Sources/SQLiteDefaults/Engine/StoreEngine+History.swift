@@ -17,8 +17,53 @@ extension StoreEngine {
                 let version = try SchemaVersion.of(connection.database)
                 guard version.hasHistory else { return [] }
                 return try HistoryLog.rows(connection.database, keys: keys, limit: limit, before: before,
-                                           identity: version.recordsWriterIdentity)
+                                           identity: version.recordsWriterIdentity, secrets: version.hasSecrets)
             }
+        }
+    }
+
+    /// The value history entry `sequence` wrote, as ``DefaultsStore/value(writtenBy:)`` says.
+    func writtenValue(sequence: Int64) throws -> (key: String, value: SQLiteValue?) {
+        let found = try withConnection { connection -> (key: String, value: SQLiteValue?)? in
+            let version = try SchemaVersion.of(connection.database)
+            guard version.hasHistory else { return nil }
+            return try HistoryLog.writtenValue(sequence: sequence, database: connection.database, secrets: version.hasSecrets)
+        }
+        guard let found else {
+            throw DefaultsError(.notInHistory, "the history keeps no value of change \(sequence) (no such change, a value too large to keep, or a secret another SQL client wrote)")
+        }
+        return found
+    }
+
+    /// `key`'s version (``HistoryLog/version(of:database:)``); 0 on a file without a log.
+    func version(of key: String) throws -> Int64 {
+        try Self.validate(key)
+        return try withConnection { connection in
+            guard try SchemaVersion.of(connection.database) >= .changeLog else { return 0 }
+            return try HistoryLog.version(of: key, database: connection.database)
+        }
+    }
+
+    /// Every key's version, read in one snapshot.
+    func versions() throws -> [String: Int64] {
+        try withConnection { connection in
+            try connection.readConsistently {
+                guard try SchemaVersion.of(connection.database) >= .changeLog else { return [:] }
+                return try HistoryLog.versions(connection.database)
+            }
+        }
+    }
+
+    /// Throws `.versionConflict` unless `key` is at version `expected`. Call inside the
+    /// transaction whose writes depend on it, so the check and the writes are one.
+    func requireVersion(_ expected: Int64, of key: String) throws {
+        let current = try version(of: key)
+        guard current == expected else {
+            var error = DefaultsError(.versionConflict,
+                                      "\"\(key)\" is at version \(current), not \(expected): it changed since it was read; nothing was written",
+                                      key: key)
+            error.currentVersion = current
+            throw error
         }
     }
 

@@ -251,7 +251,25 @@ final class StoreEngine: Sendable {
     /// Runs `body` in one transaction (a savepoint when nested); rolls back and rethrows
     /// whatever it throws, unchanged. Its changes are announced with `origin` (`.external` for a
     /// replicator applying another machine's changes).
-    func transaction<Result>(origin: DefaultsChangeOrigin = .local, _ body: (StoreConnection) throws -> Result) throws -> Result {
+    ///
+    /// With `attribution`, its writes are recorded as made for that actor and reason — unless an
+    /// enclosing transaction already named one, which then holds for the whole transaction.
+    func transaction<Result>(origin: DefaultsChangeOrigin = .local, attribution: WriteAttribution? = nil,
+                             _ body: (StoreConnection) throws -> Result) throws -> Result {
+        guard let attribution else { return try transaction(origin: origin, body) }
+        let result = try withConnection { connection in
+            guard connection.attribution == nil else { return try transaction(origin: origin, body) }
+            connection.attribution = attribution
+            defer { connection.attribution = nil }
+            return try WriterIdentity.attribute(connection.database, actor: attribution.actor, reason: attribution.reason) {
+                try transaction(origin: origin, body)
+            }
+        }
+        deliverIfOutermost()  // the transaction inside ran with the lock held, so delivered nothing
+        return result
+    }
+
+    private func transaction<Result>(origin: DefaultsChangeOrigin, _ body: (StoreConnection) throws -> Result) throws -> Result {
         let result = try withConnection { connection in
             try connection.begin()
             let mark = connection.recorder.mark()
@@ -271,8 +289,8 @@ final class StoreEngine: Sendable {
 
     /// Runs `body` in one transaction of this store, for the public face (``DefaultsStore/transaction(_:)``):
     /// it writes through the store's own methods, which join the transaction.
-    func transaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try transaction(origin: .local) { _ in try body() }
+    func transaction<Result>(attribution: WriteAttribution? = nil, _ body: () throws -> Result) throws -> Result {
+        try transaction(origin: .local, attribution: attribution) { _ in try body() }
     }
 
     /// Atomic read-modify-write: the row is read inside `BEGIN IMMEDIATE`, so no other
@@ -325,8 +343,14 @@ final class StoreEngine: Sendable {
     /// Who wrote `key` in the transaction just committed: a replicator's writer when it named
     /// one, this process otherwise.
     private func writer(of key: String, on connection: StoreConnection) -> DefaultsWriter {
-        if connection.replicaWriters.isEmpty { return .current }
-        return connection.replicaWriters[HashedKey(key)] ?? .current
+        if connection.replicaWriters.isEmpty { return ownWriter(connection) }
+        return connection.replicaWriters[HashedKey(key)] ?? ownWriter(connection)
+    }
+
+    /// This process, with the open transaction's actor and reason.
+    private func ownWriter(_ connection: StoreConnection) -> DefaultsWriter {
+        guard let attribution = connection.attribution else { return .current }
+        return DefaultsWriter.current.attributed(actor: attribution.actor, reason: attribution.reason)
     }
 
     func pruneTombstones() {

@@ -9,6 +9,7 @@ import Foundation
 ///     case .removed: print(entry.sequence, entry.date, "removed")
 ///     case .tooLargeToKeep(let byteCount): print(entry.sequence, "set to \(byteCount) bytes, not kept")
 ///     case .undecodable(let stored): print(entry.sequence, "set to", stored.storageClass, "that is no timeout")
+///     case .secret: print(entry.sequence, "changed (a secret)")
 ///     }
 /// }
 /// ```
@@ -51,12 +52,12 @@ public struct DefaultsHistoryEntry<Value: Sendable>: Sendable {
 extension DefaultsHistoryEntry: Equatable where Value: Equatable {}
 extension DefaultsHistoryEntry: Hashable where Value: Hashable {}
 
-/// What a change in the history left: the value it wrote, or which of the three reasons
+/// What a change in the history left: the value it wrote, or which of the four reasons
 /// there is none.
 ///
 /// ```swift
 /// if case .value(let timeout) = entry.value { print("was", timeout) }
-/// entry.value.written   // the value, or nil for the other three cases
+/// entry.value.written   // the value, or nil for the other four cases
 /// ```
 public enum DefaultsHistoryValue<Value: Sendable>: Sendable {
     /// The change wrote this value.
@@ -69,9 +70,15 @@ public enum DefaultsHistoryValue<Value: Sendable>: Sendable {
     /// The change wrote a value that does not decode as `Value` (another client wrote another
     /// type); here as stored. Only the typed ``DefaultsStore/history(for:limit:)`` gives it.
     case undecodable(SQLiteValue)
+    /// The change wrote a value of a secret key (``DefaultsDeclaration/isSecret``): the history
+    /// keeps that it changed, and, when this library wrote it, `digest` — HMAC-SHA-256 of the
+    /// value under the file's own random key, as hex. Two entries with equal digests wrote
+    /// equal values; the value cannot be found from its digest without the file. `nil` when
+    /// another SQL client wrote the value (the triggers have no keyed hash of their own).
+    case secret(digest: String?)
 
-    /// The value written, or `nil` when the row was removed, the value was too large to keep,
-    /// or it does not decode.
+    /// The value written, or `nil` when the row was removed, the value was too large to keep or
+    /// is a secret, or it does not decode.
     public var written: Value? {
         if case .value(let value) = self { value } else { nil }
     }
@@ -79,6 +86,11 @@ public enum DefaultsHistoryValue<Value: Sendable>: Sendable {
     /// Whether the change removed the row.
     public var isRemoved: Bool {
         if case .removed = self { true } else { false }
+    }
+
+    /// Whether the change wrote a secret's value, which the history does not keep.
+    public var isSecret: Bool {
+        if case .secret = self { true } else { false }
     }
 
     /// The size of a value too large to keep; `nil` in the other cases.

@@ -15,6 +15,8 @@ extension StoreEngine {
         let value: DefaultsHistoryValue<Value>
         if row.isRemoved {
             value = .removed
+        } else if row.isSecret {
+            value = .secret(digest: row.sealed.flatMap(SecretSeal.digest))
         } else if let omitted = row.omitted {
             value = .tooLargeToKeep(byteCount: omitted)
         } else if let stored = row.value {

@@ -39,6 +39,9 @@ struct SchemaVersion: Comparable, Sendable, CustomStringConvertible {
     static let declarationsOnEverySQLite = SchemaVersion(10)
     /// 0011: the fleet's local tables (`defaults_fleet_shadow`, `defaults_fleet_state`).
     static let fleetReplica = SchemaVersion(11)
+    /// 0012: secret keys (`defaults_schema.secret`), masked log entries (`secret`, `digest`) and
+    /// the file's digest key (`defaults_digest_key`).
+    static let secrets = SchemaVersion(12)
 
     /// The version a new file has: the last embedded migration's.
     static var latest: SchemaVersion { SchemaVersion(Migration.latestVersion) }
@@ -49,6 +52,8 @@ struct SchemaVersion: Comparable, Sendable, CustomStringConvertible {
     var recordsWriterIdentity: Bool { self >= .writerIdentity }
     /// Superseded entries are listed in `defaults_changes_superseded`.
     var listsSuperseded: Bool { self >= .supersededList }
+    /// Declarations can be secret, and the log masks their values.
+    var hasSecrets: Bool { self >= .secrets }
 
     static func < (a: SchemaVersion, b: SchemaVersion) -> Bool { a.number < b.number }
 

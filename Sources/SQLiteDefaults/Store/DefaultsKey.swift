@@ -37,12 +37,17 @@ public final class DefaultsKey<Value: Sendable>: DefaultsKeys, @unchecked Sendab
     /// (`DefaultsStore.declare(_:)`) and shown by
     /// `prefs describe`; `nil` when none was given.
     public let summary: String?
+    /// Whether the key's value is a secret: declared so (`DefaultsStore.declare(_:)`), its
+    /// history keeps a keyed digest instead of each value, and every output but a read masks it
+    /// (see ``DefaultsDeclaration/isSecret``).
+    public let isSecret: Bool
 
-    init(name: String, defaultValue: Value, codec: DefaultsCodec<Value>, summary: String? = nil) {
+    init(name: String, defaultValue: Value, codec: DefaultsCodec<Value>, summary: String? = nil, isSecret: Bool = false) {
         self.hashedName = HashedKey(name)
         self.defaultValue = defaultValue
         self.codec = codec
         self.summary = summary
+        self.isSecret = isSecret
         super.init()
     }
 }

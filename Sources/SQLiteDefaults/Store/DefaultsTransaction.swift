@@ -4,7 +4,7 @@
 /// Valid only inside the closure; using it afterwards throws (or, for the subscript setter,
 /// reports a failure).
 public final class DefaultsTransaction {
-    private let core: StoreEngine
+    let core: StoreEngine
     private var isOpen = true
     private(set) var firstFailure: (any Error)?
 
@@ -14,7 +14,7 @@ public final class DefaultsTransaction {
 
     func end() { isOpen = false }
 
-    private func checkOpen() throws {
+    func checkOpen() throws {
         guard isOpen else {
             throw DefaultsError(.misuse, "a DefaultsTransaction was used after its transaction ended")
         }
