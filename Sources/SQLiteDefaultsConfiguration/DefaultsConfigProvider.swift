@@ -51,7 +51,9 @@ public import SQLiteDefaults
 /// when its task is cancelled, its handler returns or throws, or the store is closed.
 /// ``watchSnapshot(updatesHandler:)`` does the same for the whole table.
 ///
-/// **Secrets.** Values whose key the `secrets` specifier names are marked `isSecret`, so
+/// **Secrets.** Values of keys the file declares secret (`prefs declare KEY --secret`,
+/// `DefaultsKey(…, secret: true)`) are always marked `isSecret`; so are values whose key the
+/// `secrets` specifier names, so
 /// swift-configuration's access reporters redact them.
 public struct DefaultsConfigProvider: Sendable {
     /// The store this provider reads.
@@ -96,7 +98,8 @@ extension DefaultsConfigProvider: ConfigProvider {
         let name = try RowKey.name(of: key)
         let row = try store.value(for: RowKey.rawKey(name))
         return LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
-            try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets)
+            try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets,
+                                        declaredSecret: try store.secretKeys().contains(name))
         })
     }
 
@@ -113,7 +116,8 @@ extension DefaultsConfigProvider: ConfigProvider {
         // By bytes: SQLite tells "é" and "e\u{301}" apart, Swift's `==` does not.
         let row = try store.entries().first { $0.key.utf8.elementsEqual(name.utf8) }?.value
         return LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
-            try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets)
+            try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets,
+                                        declaredSecret: try store.secretKeys().contains(name))
         })
     }
 
@@ -156,7 +160,8 @@ extension DefaultsConfigProvider: ConfigProvider {
         let lookup: @Sendable (SQLiteValue?) -> Result<LookupResult, any Error> = { row in
             Result {
                 LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
-                    try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets)
+                    try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets,
+                                        declaredSecret: try store.secretKeys().contains(name))
                 })
             }
         }

@@ -8,6 +8,8 @@ struct DefaultsConfigSnapshot: ConfigSnapshot, CustomStringConvertible {
     let providerName: String
     let rows: Result<[String: SQLiteValue], DefaultsError>
     let secrets: SecretsSpecifier<String, ConfigContent>
+    /// The keys the file declares secret, read with the rows.
+    let declaredSecrets: Set<String>
     /// Asked for a key's declaration only when a row cannot be read as the asked type.
     let store: DefaultsStore
 
@@ -15,6 +17,8 @@ struct DefaultsConfigSnapshot: ConfigSnapshot, CustomStringConvertible {
         self.store = store
         self.providerName = providerName
         self.secrets = secrets
+        // A failure to read them fails the rows too (below), so none is reported here.
+        self.declaredSecrets = (try? store.secretKeys()) ?? []
         do {
             let entries = try store.entries()
             rows = .success(Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last }))
@@ -32,7 +36,8 @@ struct DefaultsConfigSnapshot: ConfigSnapshot, CustomStringConvertible {
             return LookupResult(
                 encodedKey: name,
                 value: try RowDecoding.namingDeclaration(of: name, in: store) {
-                    try RowDecoding.configValue(of: rows[name], key: name, type: type, secrets: secrets)
+                    try RowDecoding.configValue(of: rows[name], key: name, type: type, secrets: secrets,
+                                                declaredSecret: declaredSecrets.contains(name))
                 }
             )
         case .failure(let error):

@@ -6,7 +6,8 @@ import SQLiteDefaults
 /// Reads a stored row as a configuration value of the asked type, by the mapping table in
 /// ``DefaultsConfigProvider``.
 enum RowDecoding {
-    /// The row as `type`; `nil` for a missing row or SQL NULL.
+    /// The row as `type`; `nil` for a missing row or SQL NULL. Secret when the key is declared
+    /// secret in the file (`prefs declare --secret`) or the provider's specifier says so.
     ///
     /// - Throws: `DefaultsError` naming `key`: `.typeMismatch` for the wrong storage class,
     ///   `.decodingFailed` for a flag that is not 0/1 or a JSON array that does not decode.
@@ -14,11 +15,12 @@ enum RowDecoding {
         of row: SQLiteValue?,
         key: String,
         type: ConfigType,
-        secrets: SecretsSpecifier<String, ConfigContent>
+        secrets: SecretsSpecifier<String, ConfigContent>,
+        declaredSecret: Bool
     ) throws -> ConfigValue? {
         guard let row, row != .null else { return nil }
         let content = try self.content(of: row, key: key, type: type)
-        return ConfigValue(content, isSecret: secrets.isSecret(key: key, value: content))
+        return ConfigValue(content, isSecret: declaredSecret || secrets.isSecret(key: key, value: content))
     }
 
     static func content(of row: SQLiteValue, key: String, type: ConfigType) throws -> ConfigContent {

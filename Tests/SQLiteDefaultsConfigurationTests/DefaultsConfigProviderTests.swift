@@ -68,6 +68,22 @@ struct DefaultsConfigProviderTests {
         #expect(config.string(forKey: "absent", default: "fallback") == "fallback")
     }
 
+    @Test("a key the file declares secret is isSecret without any specifier, and stays readable")
+    func declaredSecrets() async throws {
+        let test = try TestStore()
+        let password = DefaultsKey<String>("db.password", default: "", secret: true)
+        try test.store.declare(password)
+        test.store[password] = "hunter2"
+        test.store[DefaultsKey<String>("db.host", default: "")] = "db.local"
+        let provider = DefaultsConfigProvider(store: test.store)
+        let value = try provider.value(forKey: ["db", "password"], type: .string).value
+        #expect(value?.isSecret == true)
+        #expect(value?.content == .string("hunter2"))
+        #expect(try provider.value(forKey: ["db", "host"], type: .string).value?.isSecret == false)
+        #expect(try provider.snapshot().value(forKey: ["db", "password"], type: .string).value?.isSecret == true)
+        #expect(try await provider.fetchValue(forKey: ["db", "password"], type: .string).value?.isSecret == true)
+    }
+
     @Test("secret keys are marked isSecret")
     func secrets() throws {
         let test = try TestStore()

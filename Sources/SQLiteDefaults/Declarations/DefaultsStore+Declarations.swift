@@ -100,4 +100,19 @@ extension DefaultsStore {
     public func declarationsOfUnknownType() throws -> [String: String] {
         try core.declarationsOfUnknownType()
     }
+
+    /// The keys declared secret (``DefaultsDeclaration/isSecret``), for code that shows values
+    /// and must mask those: one read of the declarations.
+    ///
+    /// ```swift
+    /// let secret = try store.secretKeys()
+    /// for entry in try store.entries() {
+    ///     print(entry.key, secret.contains(entry.key) ? "••••••" : "\(entry.value)")
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``DefaultsError`` as a read does (`.closed`, …).
+    public func secretKeys() throws -> Set<String> {
+        try core.secretKeys()
+    }
 }

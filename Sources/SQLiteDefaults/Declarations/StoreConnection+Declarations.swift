@@ -42,6 +42,16 @@ extension StoreConnection {
         return result
     }
 
+    /// The keys declared secret (none on a file before schema 12).
+    func secretKeys() throws -> Set<String> {
+        guard try SchemaVersion.of(database).hasSecrets,
+              let statement = try schemaStatement("SELECT key FROM defaults_schema WHERE secret = 1") else { return [] }
+        defer { statement.reset() }
+        var keys: Set<String> = []
+        while try statement.step() { keys.insert(statement.text(at: 0)) }
+        return keys
+    }
+
     /// Whether `defaults_schema` has a row for `key`, whatever its type says.
     func hasDeclarationRow(for key: String) throws -> Bool {
         guard let statement = try schemaStatement("SELECT 1 FROM defaults_schema WHERE key = ?1") else { return false }

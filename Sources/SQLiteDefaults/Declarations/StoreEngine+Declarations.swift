@@ -35,6 +35,10 @@ extension StoreEngine {
         try withConnection { try $0.declaration(for: key) }
     }
 
+    func secretKeys() throws -> Set<String> {
+        try withConnection { try $0.secretKeys() }
+    }
+
     func declarationsOfUnknownType() throws -> [String: String] {
         try withConnection { try $0.unknownTypeDeclarations() }
     }
