@@ -36,7 +36,8 @@ enum RowRefusal {
         }
         if let value = row.value, let explained = try transaction.refusal(of: value, for: row.key) { return explained }
         if error.code == .declarationConflict { return error.message }
-        let said = error.sqliteMessage.map { ": \($0)" } ?? ""
+        // SQLite's message may quote the value: never for a secret, whose value no log carries.
+        let said = declaration?.isSecret == true ? "" : error.sqliteMessage.map { ": \($0)" } ?? ""
         if let declaration {
             return "declared key \"\(row.key)\" is \(declaration.type), and the database refused the value\(said)"
         }

@@ -77,10 +77,11 @@ public struct DefaultsDeclaration: Sendable, Hashable {
             return lead + "a \(value.storageClass) \(origin) is refused"
         }
         switch (type, value) {
-        case (.bool, .integer(let number)): return lead + "the \(origin) \(number) is refused (0 or 1 only)"
+        case (.bool, .integer(let number)): return lead + "the \(origin) \(isSecret ? "given" : String(number)) is refused (0 or 1 only)"
         case (.json, _): return lead + "a \(origin) that is not valid JSON is refused"
         default:
-            let shown = value.castText ?? value.storageClass
+            // A secret's value is never quoted: error messages end up in logs.
+            let shown = isSecret ? "given" : value.castText ?? value.storageClass
             return lead + "the \(origin) \(shown) is refused (allowed: \((allowedValues ?? []).joined(separator: ", ")))"
         }
     }

@@ -69,7 +69,8 @@ extension StoreEngine {
     /// Refuses, with the key and the stored type named, a declaration the stored value breaks.
     static func checkStoredValue(_ declaration: DefaultsDeclaration, on connection: StoreConnection) throws {
         guard let stored = try connection.read(declaration.key), !declaration.accepts(stored) else { return }
-        let shown = stored.castText.map { " \($0.prefix(40))" } ?? ""
+        // A secret's value is never quoted: error messages end up in logs.
+        let shown = declaration.isSecret ? "" : stored.castText.map { " \($0.prefix(40))" } ?? ""
         throw DefaultsError(
             .declarationConflict,
             "key '\(declaration.key)' holds a \(stored.storageClass) value\(shown), which the declaration as \(declaration.type) refuses; nothing was changed (DefaultsStore.evolve converts a stored value)",
