@@ -136,6 +136,14 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         /// The history keeps no value of the change asked for (no such change, or one whose
         /// value it could not keep).
         public static let notInHistory = Code(rawValue: "notInHistory")
+        /// A change feed was asked for changes after a sequence older than the oldest the
+        /// history still keeps (``DefaultsError/oldestKeptSequence`` says which): the changes in
+        /// between were pruned, so the feed ends rather than skip them.
+        public static let historyCompacted = Code(rawValue: "historyCompacted")
+        /// A change feed was asked for changes after a sequence newer than the newest the file
+        /// holds: a sequence of another file, or the file went back to an older state (a
+        /// backup restored under it).
+        public static let historyRewound = Code(rawValue: "historyRewound")
         /// Every code this library's core defines (the fleet's codes, such as `.unreachable`,
         /// live in `SQLiteDefaultsPostgres` and are not listed), for `CaseIterable`.
         ///
@@ -174,6 +182,8 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
             .versionConflict,
             .invalidAttribution,
             .notInHistory,
+            .historyCompacted,
+            .historyRewound,
         ]
     }
 
@@ -192,6 +202,9 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
     /// For `.versionConflict`: the key's version when the write was refused (the sequence
     /// number of its newest change, 0 when none is kept); `nil` for every other error.
     public internal(set) var currentVersion: Int64? = nil
+    /// For `.historyCompacted`: the oldest sequence the history still keeps (a feed can start
+    /// again from the one before it, knowing what it missed); `nil` for every other error.
+    public internal(set) var oldestKeptSequence: Int64? = nil
     /// The operating system's `errno` behind a failure to open, where SQLite kept one.
     let systemErrno: Int32
 

@@ -84,6 +84,32 @@ enum HistoryLog {
         return rows
     }
 
+    /// Up to `limit` entries after `sequence`, oldest first: the next page of a change feed.
+    /// Entries from before migration 0007 (no time) and superseded ones are no changes.
+    static func rows(after sequence: Int64, limit: Int, database: Database, identity: Bool, secrets: Bool) throws -> [Row] {
+        let statement = try database.statement("""
+            SELECT \(columns(identity: identity, secrets: secrets)) FROM defaults_changes
+            WHERE seq > ?1 AND time IS NOT NULL AND superseded IS NULL ORDER BY seq LIMIT ?2
+            """)
+        defer { statement.reset() }
+        try statement.bind(sequence, at: 1)
+        try statement.bind(Int64(limit), at: 2)
+        var rows: [Row] = []
+        while try statement.step() { rows.append(row(statement)) }
+        return rows
+    }
+
+    /// The oldest and newest entry numbers the log holds; nil when it is empty. Both ends of
+    /// the rowid B-tree, no entry read.
+    static func span(_ database: Database) throws -> ClosedRange<Int64>? {
+        let statement = try database.statement("SELECT min(seq), max(seq) FROM defaults_changes")
+        defer { statement.reset() }
+        guard try statement.step(), let oldest = statement.optionalInt64(at: 0), let newest = statement.optionalInt64(at: 1) else {
+            return nil
+        }
+        return oldest...newest
+    }
+
     private static func row(_ statement: Statement) -> Row {
         func optionalInteger(_ column: Int32) -> Int64? { statement.optionalInt64(at: column) }
         let removed = optionalInteger(3) == 1

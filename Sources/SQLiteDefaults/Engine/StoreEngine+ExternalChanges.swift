@@ -61,6 +61,7 @@ extension StoreEngine {
                 // After the read transaction, before delivery: other writers' entries count
                 // towards the length kept as this store's own do.
                 connection.pruneIfOverdue()
+                commitSignal.signal()
             }
             if ran == nil {
                 delivery.deliver()

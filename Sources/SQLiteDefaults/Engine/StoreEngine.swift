@@ -19,6 +19,8 @@ final class StoreEngine: Sendable {
     let cache = ValueCache()
     let registry = ObserverRegistry()
     let delivery: DeliveryQueue
+    /// Wakes the change feeds after commits that may have grown the log.
+    let commitSignal = CommitSignal()
     let failures: WriteFailureReporter
     /// Whether a cached value can be served without asking the file: in memory, or while a
     /// change log keeps the cache current. Without one, each read first asks SQLite whether
@@ -179,6 +181,7 @@ final class StoreEngine: Sendable {
         }
         registration?.cancel()
         registry.closeAll()
+        commitSignal.finishAll()
         cache.removeAll()
     }
 
@@ -320,6 +323,7 @@ final class StoreEngine: Sendable {
                 connection.changeLog?.noteOwnCommit(sequences, lastKey: changes.lastLoggedKey)
                 connection.notePrunableCommit(sequences)
             }
+            if changes.logSequences != nil || !changes.writes.isEmpty { commitSignal.signal() }
             if changes.writes.count == 1 {
                 // The autocommit `set`: no batch to build.
                 let write = changes.writes[0]

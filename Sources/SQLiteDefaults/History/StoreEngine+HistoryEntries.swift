@@ -32,4 +32,38 @@ extension StoreEngine {
                                     date: Date(timeIntervalSince1970: Double(row.milliseconds) / 1000),
                                     value: value, writer: row.writer)
     }
+
+    /// The next page of a change feed: up to `limit` entries after `cursor`, oldest first, read
+    /// in one snapshot with the log's span, so that a gap is never mistaken for the end.
+    /// - Throws: `.historyCompacted` when entries after `cursor` were pruned; `.historyRewound`
+    ///   when `cursor` is past the newest entry; the errors of a read.
+    func feedPage(after cursor: Int64, limit: Int) throws -> [DefaultsHistoryEntry<SQLiteValue>] {
+        let rows = try withConnection { connection -> [HistoryLog.Row] in
+            try connection.readConsistently {
+                let version = try SchemaVersion.of(connection.database)
+                guard version.hasHistory else { return [] }
+                let span = try HistoryLog.span(connection.database)
+                let newest = span?.upperBound ?? 0
+                if cursor > newest {
+                    throw DefaultsError(.historyRewound, "the history's newest change is \(newest), before \(cursor): a sequence of another file, or the file went back to an older state (a backup restored)", path: path)
+                }
+                if let span, cursor < span.lowerBound - 1 {
+                    var error = DefaultsError(.historyCompacted, "the history no longer keeps the changes after \(cursor): the oldest it keeps is \(span.lowerBound)", path: path)
+                    error.oldestKeptSequence = span.lowerBound
+                    throw error
+                }
+                return try HistoryLog.rows(after: cursor, limit: limit, database: connection.database,
+                                           identity: version.recordsWriterIdentity, secrets: version.hasSecrets)
+            }
+        }
+        return rows.map { Self.historyEntry($0) { $0 } }
+    }
+
+    /// The newest entry's sequence; 0 when the log holds none.
+    func newestSequence() throws -> Int64 {
+        try withConnection { connection in
+            guard try SchemaVersion.of(connection.database).hasHistory else { return 0 }
+            return try HistoryLog.span(connection.database)?.upperBound ?? 0
+        }
+    }
 }
