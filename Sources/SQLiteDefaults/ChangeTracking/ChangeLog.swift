@@ -29,13 +29,25 @@ final class ChangeLog {
         let sequence: Int64
         let key: String
         var writer: DefaultsWriter? = nil
+        /// The value the entry wrote, as the log keeps it (since migration 0007): `.removed`,
+        /// `.value`, or `.unknown` when the log does not hold it (too large, a secret, an older
+        /// file), and the row must be read.
+        var logged: Logged = .unknown
+    }
+
+    /// What an entry says of its key's new value.
+    enum Logged {
+        case unknown
+        case removed
+        case value(SQLiteValue)
     }
 
     /// What a check found.
     enum Scan {
         /// Other connections' entries after the position, in log order (a key may repeat), and
-        /// where the log ended when read.
-        case entries([Entry], end: Position, dataVersion: Int64)
+        /// where the log ended when read; `ownKeys`, the keys of this store's own entries among
+        /// them (a key whose newest entry is its own must be read, not taken from an older one).
+        case entries([Entry], end: Position, dataVersion: Int64, ownKeys: Set<String>)
         /// The entries after the position do not tell everything: compare every key.
         case resync(reason: String, dataVersion: Int64)
     }
@@ -135,9 +147,11 @@ final class ChangeLog {
     /// The entries from the position on, reading the columns a log of `schemaVersion` has.
     private func entries(after database: Database, schemaVersion: SchemaVersion, dataVersion version: Int64) throws -> Scan {
         // Before migration 7 the log kept no time and no writer: NULLs stand in for them.
+        // Since migration 7 it keeps the value written too, which saves reading each row again.
         let history = schemaVersion.hasHistory
             ? "time, " + HistoryLog.writerColumns(identity: schemaVersion.recordsWriterIdentity)
-            : "NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+                + ", value, removed, omitted, " + (schemaVersion.hasSecrets ? "secret" : "NULL")
+            : "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
         // One statement reads the position's own entry (it must still be there, with the same
         // key) and everything after it.
         let statement = try database.statement("""
@@ -156,6 +170,7 @@ final class ChangeLog {
             }
         }
         var entries: [Entry] = []
+        var ownKeys = Set<String>()
         var end = position
         var ownIndex = ownSequences.startIndex
         while try statement.step() {
@@ -169,14 +184,25 @@ final class ChangeLog {
             end.key = key
             // Both ascend: walk our own ranges along with the log.
             while ownIndex < ownSequences.endIndex, ownSequences[ownIndex].range.upperBound < sequence { ownIndex += 1 }
-            if ownIndex < ownSequences.endIndex, ownSequences[ownIndex].range.contains(sequence) { continue }
-            entries.append(Entry(sequence: sequence, key: key, writer: Self.writer(statement)))
+            if ownIndex < ownSequences.endIndex, ownSequences[ownIndex].range.contains(sequence) {
+                ownKeys.insert(key)
+                continue
+            }
+            entries.append(Entry(sequence: sequence, key: key, writer: Self.writer(statement), logged: Self.logged(statement)))
         }
-        return .entries(entries, end: end, dataVersion: version)
+        return .entries(entries, end: end, dataVersion: version, ownKeys: ownKeys)
     }
 
     /// The writer of the entry `statement` is on (columns 2…8: time, then
     /// `HistoryLog.writerColumns`); nil for an entry from before history was kept (no time).
+    /// The value columns (9 to 12) of an entry, as ``Logged``.
+    private static func logged(_ statement: Statement) -> Logged {
+        guard !statement.isNull(at: 2) else { return .unknown }  // no time: before migration 0007
+        if statement.optionalInt64(at: 10) == 1 { return .removed }
+        if statement.optionalInt64(at: 11) != nil || statement.optionalInt64(at: 12) == 1 { return .unknown }
+        return .value(statement.value(at: 9))
+    }
+
     private static func writer(_ statement: Statement) -> DefaultsWriter? {
         guard !statement.isNull(at: 2) else { return nil }
         return HistoryLog.writer(statement, from: 3)

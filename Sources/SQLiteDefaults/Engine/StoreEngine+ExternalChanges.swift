@@ -48,8 +48,8 @@ extension StoreEngine {
                 // than `version`; the next look then reads the log again and finds nothing new.
                 try connection.withReadTransaction {
                     switch try log.scan(connection.database, dataVersion: version) {
-                    case .entries(let entries, let end, let version):
-                        try apply(entries, log: log, connection: connection)
+                    case .entries(let entries, let end, let version, let ownKeys):
+                        try apply(entries, ownKeys: ownKeys, log: log, connection: connection)
                         log.finish(end: end, dataVersion: version)
                     case .resync(let reason, let version):
                         configuration.logger.info("SQLiteDefaults: comparing every key with the database",
@@ -87,21 +87,43 @@ extension StoreEngine {
         return outcome
     }
 
-    /// Applies log entries in order, recording progress after each.
-    private func apply(_ entries: [ChangeLog.Entry], log: ChangeLog, connection: StoreConnection) throws {
+    /// Applies log entries in order, recording progress after each. A key's new value comes from
+    /// its newest entry when the log keeps it (one statement read them all); the row is read
+    /// only for the rest (a value over the history's size limit, a secret, an older file, a
+    /// key this store also wrote in between).
+    private func apply(_ entries: [ChangeLog.Entry], ownKeys: Set<String>, log: ChangeLog, connection: StoreConnection) throws {
         var applied = Set<HashedKey>()
-        // A key repeated later in the scan is read once, with its newest value: its writer is
+        // A key repeated later in the scan is applied once, with its newest value: its writer is
         // the one of its newest entry.
-        var newestWriter: [HashedKey: DefaultsWriter?] = [:]
+        var newest: [HashedKey: (writer: DefaultsWriter?, logged: ChangeLog.Logged)] = [:]
         if entries.count > 1 {
-            for entry in entries { newestWriter[HashedKey(entry.key)] = .some(entry.writer) }
+            for entry in entries { newest[HashedKey(entry.key)] = (entry.writer, entry.logged) }
         }
         for entry in entries {
             let key = HashedKey(entry.key)
             if applied.insert(key).inserted, cache.contains(key) || registry.isObserved(key) {
-                try refresh(key, connection: connection, writer: newestWriter[key] ?? entry.writer)
+                let latest = newest[key] ?? (entry.writer, entry.logged)
+                var value: SQLiteValue??
+                if !ownKeys.contains(entry.key) {
+                    switch latest.logged {
+                    case .removed: value = .some(nil)
+                    case .value(let logged) where fitsReadLimit(logged): value = .some(logged)
+                    default: value = nil
+                    }
+                }
+                try refresh(key, connection: connection, writer: latest.writer, known: value)
             }
             log.advance(past: entry)
+        }
+    }
+
+    /// Whether a logged value is one a read of this store would return (not over its
+    /// `maximumValueLength`, which a read refuses).
+    private func fitsReadLimit(_ value: SQLiteValue) -> Bool {
+        switch value {
+        case .text(let text): text.utf8.count <= configuration.maximumValueLength
+        case .blob(let data), .invalidUTF8Text(let data): data.count <= configuration.maximumValueLength
+        default: true
         }
     }
 
@@ -121,11 +143,12 @@ extension StoreEngine {
     /// saw, updates the cache and queues the change. A row this store cannot read (larger than
     /// its `maximumValueLength`) is dropped from the cache, so reads report why, and does not
     /// hold up the keys after it.
-    private func refresh(_ hashed: HashedKey, connection: StoreConnection, writer: DefaultsWriter?) throws {
+    private func refresh(_ hashed: HashedKey, connection: StoreConnection, writer: DefaultsWriter?,
+                         known: SQLiteValue?? = nil) throws {
         let key = hashed.name
         let value: SQLiteValue?
         do {
-            value = try connection.read(key)
+            if let known { value = known } else { value = try connection.read(key) }
         } catch let error as DefaultsError where error.code == .valueTooLarge {
             cache.markUnreadable(hashed)
             configuration.logger.debug("SQLiteDefaults: a row changed by another connection is too large to read",
