@@ -16,8 +16,10 @@ extension ConsoleTokens {
     /// ```swift
     /// let tokens = try ConsoleTokens.load(from: "/etc/app/console-tokens")
     /// ```
-    /// - Parameter allowMissing: answer an empty set when there is no file (for `prefs token
-    ///   add`, which creates it), instead of throwing.
+    /// - Parameters:
+    ///   - path: the tokens file.
+    ///   - allowMissing: answer an empty set when there is no file (for `prefs token add`,
+    ///     which creates it), instead of throwing.
     /// - Throws: ``ConsoleTokensError``: the file is missing, cannot be read, is not UTF-8, its
     ///   group or others may read or write it (mode & 0o077 is not 0: `chmod 600` it), another
     ///   user owns it, or a line is refused (see ``init(parsing:source:)``).

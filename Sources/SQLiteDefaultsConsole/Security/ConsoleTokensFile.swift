@@ -59,8 +59,10 @@ public final class ConsoleTokensFile: Sendable {
 
     /// Follows the file at `path`, reading it now.
     ///
-    /// - Parameter onChange: called when the file becomes unusable (with the problem, one line)
-    ///   and when it is usable again (with nil); once per change, never under a lock.
+    /// - Parameters:
+    ///   - path: the tokens file.
+    ///   - onChange: called when the file becomes unusable (with the problem, one line) and
+    ///     when it is usable again (with nil); once per change, never under a lock.
     /// - Throws: ``ConsoleTokensError`` when the file cannot be used now (see
     ///   ``ConsoleTokens/load(from:allowMissing:)``), or holds no token
     ///   (``ConsoleTokensError/Kind/empty``): a console would refuse everyone.
