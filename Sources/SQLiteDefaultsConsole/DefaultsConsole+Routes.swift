@@ -39,8 +39,10 @@ extension DefaultsConsole {
 
     /// `GET api/events`: the head and a first comment at once, then one `data:` line per
     /// committed change, `event: declarations` when a key is declared or undeclared, keep-alive
-    /// comments while idle, until the client goes, its queue overflows, or the server shuts down.
+    /// comments while idle, until the client goes, its queue overflows, the server shuts down,
+    /// or the token it was opened with is removed (looked at each second).
     func events(_ request: Request) -> Response {
+        let stillValid = ConsoleCredential.stillValid
         let queue = hub.subscribe()
         let hub = self.hub
         let keepAlive = configuration.keepAliveInterval
@@ -65,6 +67,10 @@ extension DefaultsConsole {
                 var last = try? catalog.declarations()
                 while !Task.isCancelled {
                     try? await Task.sleep(for: Self.declarationCheckInterval)
+                    if let stillValid, !stillValid() {
+                        queue.finish()
+                        return
+                    }
                     let now = try? catalog.declarations()
                     if now != last {
                         last = now

@@ -147,7 +147,7 @@ struct ServeCommandTokensTests {
         #expect(await serve.exitStatus() == 0)
     }
 
-    @Test("While serve runs: an added token works at once; a removed one stops, its cookie session too; a malformed file fails closed (403, said once on stderr) until fixed")
+    @Test("While serve runs: an added token works at once; a removed one stops, its cookie session and event stream too; a malformed file fails closed (403, said once on stderr) until fixed")
     func tokensFileEditedWhileServing() async throws {
         let directory = try TemporaryDirectory()
         let database = directory.path + "/defaults.sqlite"
@@ -163,8 +163,15 @@ struct ServeCommandTokensTests {
         #expect(opened.status == 303)
         let cookie = try #require(opened.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
         #expect(try await Self.call(port, "GET", "/api/keys", cookie: cookie).status == 200)
+        let stream = try await onOwnThread { () -> RawHTTPConnection in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send("GET", "/api/events", headers: ["Cookie": cookie, "Connection": "close"], host: "127.0.0.1:\(port)")
+            #expect(try connection.head().status == 200)
+            return connection
+        }
 
         #expect(try Self.remove("late", file: file).status == 0)
+        #expect(try await onOwnThread { stream.waitForClose(timeout: .seconds(60)) }, "an open event stream of a removed token ends")
         #expect(try await Self.call(port, "GET", "/api/keys", token: late).status == 401, "a removed token stops")
         #expect(try await Self.call(port, "GET", "/api/keys", cookie: cookie).status == 401, "its session stops too")
         #expect(try await Self.call(port, "GET", "/api/keys", token: admin).status == 200)

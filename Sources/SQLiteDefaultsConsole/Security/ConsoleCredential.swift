@@ -16,5 +16,10 @@ struct ConsoleCredential: Sendable, Hashable {
     let source: Source
 
     var principal: ConsolePrincipal { entry.principal }
+
+    /// For a long request (the event stream): whether the token it was authenticated by still
+    /// stands (still in the tokens file, its session still open). Set by the security
+    /// middleware around the routes; nil when the console has no token.
+    @TaskLocal static var stillValid: (@Sendable () -> Bool)?
 }
 #endif

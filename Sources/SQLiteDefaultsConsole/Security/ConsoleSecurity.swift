@@ -85,9 +85,16 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
             }
         }
         let principal: ConsolePrincipal
+        var stillValid: (@Sendable () -> Bool)?
         if authenticator.isRequired {
             switch authenticate(request, host: host) {
-            case .success(let credential): principal = credential.principal
+            case .success(let (credential, session)):
+                principal = credential.principal
+                let authenticator = self.authenticator, sessions = self.sessions
+                stillValid = {
+                    guard case .accepted = authenticator.check(credential) else { return false }
+                    return session.map { sessions.credential(of: $0) != nil } ?? true
+                }
             case .failure(let refusal): return refusal.response
             }
         } else {
@@ -114,7 +121,9 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
             return Self.refusal(.contentTooLarge, "the body is over \(configuration.maximumBodySize) bytes")
         }
         return try await ConsolePrincipal.$current.withValue(principal) {
-            try await next(request, context)
+            try await ConsoleCredential.$stillValid.withValue(stillValid) {
+                try await next(request, context)
+            }
         }
     }
 
@@ -127,7 +136,7 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
     /// The credential the request carries (a bearer token, or an open session's cookie); else
     /// the response to send (401, 403 while the tokens file cannot be used, or the redirect
     /// that turns `?token=` into a cookie).
-    private func authenticate(_ request: Request, host: String?) -> Result<ConsoleCredential, Answer> {
+    private func authenticate(_ request: Request, host: String?) -> Result<(ConsoleCredential, session: String?), Answer> {
         let refusal = { (outcome: ConsoleAuthenticator.Outcome) -> Answer in
             switch outcome {
             case .unavailable(let message): return Answer(response: Self.refusal(.forbidden, message))
@@ -138,7 +147,7 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
         if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {
             let given = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
             let outcome = authenticator.authenticate(given)
-            if case .accepted(let credential) = outcome { return .success(credential) }
+            if case .accepted(let credential) = outcome { return .success((credential, nil)) }
             return .failure(refusal(outcome))
         }
         if let given = request.uri.queryParameters["token"], request.method == .get {
@@ -149,7 +158,7 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
         }
         if let cookie = request.cookies[Self.cookieName(host: host)], let credential = sessions.credential(of: cookie.value) {
             let outcome = authenticator.check(credential)
-            if case .accepted(let credential) = outcome { return .success(credential) }
+            if case .accepted(let credential) = outcome { return .success((credential, cookie.value)) }
             if case .refused = outcome { sessions.close(cookie.value) }
             return .failure(refusal(outcome))
         }
