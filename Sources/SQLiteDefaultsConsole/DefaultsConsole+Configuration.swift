@@ -12,7 +12,23 @@ extension DefaultsConsole {
         /// cookie that opening the page once with `?token=TOKEN` sets: a random identifier
         /// kept by this console, never the token); nil lets every request through, for a
         /// console on loopback or behind the app's own authentication. Compared in constant time.
+        /// Its holder is an ``ConsoleRole/admin`` named `token`; it may be given with
+        /// ``tokens`` and ``tokensFile``, and any of them lets a request in.
         public var token: String?
+
+        /// People and services with their own tokens, roles and key prefixes (see
+        /// ``ConsoleTokens``), fixed for the console's life; nil for none.
+        ///
+        /// ```swift
+        /// configuration.tokens = try ConsoleTokens.load(from: "/etc/app/console-tokens")
+        /// ```
+        public var tokens: ConsoleTokens?
+
+        /// A tokens file the console follows: read again when it changes, so added tokens work
+        /// and removed ones (and their sessions) stop without a restart; while it is malformed
+        /// or readable by others, none of its tokens is accepted (403 naming the problem). nil
+        /// for none.
+        public var tokensFile: ConsoleTokensFile?
 
         /// The host names served, without a port (`127.0.0.1`, `localhost`, `[::1]`); a
         /// request whose `Host` names another gets 403, which defeats DNS rebinding (a rebound
@@ -48,10 +64,12 @@ extension DefaultsConsole {
         public var keepAliveInterval: Duration
 
         /// A configuration with no token, any host, any user, a 1 MiB body limit.
-        public init(token: String? = nil, allowedHosts: Set<String>? = nil, onlyOwnerConnections: Bool = false,
+        public init(token: String? = nil, tokens: ConsoleTokens? = nil, tokensFile: ConsoleTokensFile? = nil, allowedHosts: Set<String>? = nil, onlyOwnerConnections: Bool = false,
                     maximumBodySize: Int = 1 << 20, eventBufferLimit: Int = 4 << 20, keepAliveInterval: Duration = .seconds(15),
                     sessionLifetime: Duration = .seconds(12 * 3600)) {
             self.token = token
+            self.tokens = tokens
+            self.tokensFile = tokensFile
             self.allowedHosts = allowedHosts
             self.onlyOwnerConnections = onlyOwnerConnections
             self.sessionLifetime = sessionLifetime

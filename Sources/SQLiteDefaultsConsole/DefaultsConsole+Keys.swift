@@ -42,6 +42,8 @@ extension DefaultsConsole {
         case .success(let named): address = named
         case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
         }
+        let principal = ConsolePrincipal.current ?? .owner
+        if let refusal = Self.forbidden(address, for: principal) { return refusal }
         let body = try await request.body.collect(upTo: configuration.maximumBodySize)
         return Self.responding {
             switch address {
@@ -53,11 +55,11 @@ extension DefaultsConsole {
                 }
                 try store.set(value, for: DefaultsKey<SQLiteValue?>(key))
                 let entry = try catalog.entry(for: key) ?? ConsoleEntry(key: key, value: value, declaration: declared)
-                return ConsoleResponses.json(ConsoleJSON.entry(entry))
+                return ConsoleResponses.json(ConsoleJSON.entry(entry, principal: principal))
             case .bytes(let bytes):
                 let value = try RequestValue.decode(Array(buffer: body), key: address.shown, declared: nil)
                 guard try store.replaceValue(value, forKeyBytes: bytes) else { return Self.notStored(address) }
-                return ConsoleResponses.json(ConsoleJSON.entry(ConsoleEntry(bytes: bytes, value: value)))
+                return ConsoleResponses.json(ConsoleJSON.entry(ConsoleEntry(bytes: bytes, value: value), principal: principal))
             }
         }
     }
@@ -70,6 +72,7 @@ extension DefaultsConsole {
         case .success(let named): address = named
         case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
         }
+        if let refusal = Self.forbidden(address, for: ConsolePrincipal.current ?? .owner) { return refusal }
         return Self.responding {
             let removed: Bool
             switch address {
@@ -86,6 +89,22 @@ extension DefaultsConsole {
             }
             return removed ? Response(status: .noContent) : Self.notStored(address)
         }
+    }
+
+    /// 403 `{"error"}` when `principal` may not change the key `address` names (a `read`
+    /// token, or a `write` token's key outside its prefixes); nil when it may.
+    static func forbidden(_ address: KeyAddress, for principal: ConsolePrincipal) -> Response? {
+        let allowed: Bool
+        switch address {
+        case .text(let key): allowed = principal.mayWrite(key: key)
+        case .bytes(let bytes): allowed = principal.mayWrite(keyBytes: Array(bytes))
+        }
+        guard !allowed else { return nil }
+        let who = principal.name.map(ValueFormatting.quoted) ?? "this user"
+        let scope = principal.role == .read ? "may only read (role read)"
+            : "may change only keys that start with " + principal.prefixes.map(ValueFormatting.quoted).joined(separator: " or ")
+        return ConsoleResponses.json(ConsoleJSON.error("\(who) \(scope): \(ValueFormatting.quoted(address.shown)) is not one of them; nothing was changed"),
+                                     status: .forbidden)
     }
 
     /// 404 `{"error"}`: the key has no stored row, so nothing was changed.

@@ -17,13 +17,21 @@ extension DefaultsConsole {
         return ConsoleResponses.asset(ConsoleAssets.page, contentType: "text/html; charset=utf-8")
     }
 
-    /// `GET api/keys`.
+    /// `GET api/keys`, each entry saying whether the request's principal may change it.
     func listKeys() -> Response {
         do {
-            return ConsoleResponses.json(ConsoleJSON.keys(try catalog.entries(), history: catalog.hasHistory))
+            return ConsoleResponses.json(ConsoleJSON.keys(try catalog.entries(), history: catalog.hasHistory,
+                                                          principal: ConsolePrincipal.current ?? .owner))
         } catch {
             return Self.storeFailure(error)
         }
+    }
+
+    /// `GET api/session`: who the request is, as ``ConsoleJSON/session(_:)`` writes it.
+    func session() -> Response {
+        var response = ConsoleResponses.json(ConsoleJSON.session(ConsolePrincipal.current ?? .owner))
+        response.headers[.cacheControl] = "no-store"
+        return response
     }
 
     /// How often an event stream looks for a key declared or undeclared.
@@ -31,8 +39,10 @@ extension DefaultsConsole {
 
     /// `GET api/events`: the head and a first comment at once, then one `data:` line per
     /// committed change, `event: declarations` when a key is declared or undeclared, keep-alive
-    /// comments while idle, until the client goes, its queue overflows, or the server shuts down.
+    /// comments while idle, until the client goes, its queue overflows, the server shuts down,
+    /// or the token it was opened with is removed (looked at each second).
     func events(_ request: Request) -> Response {
+        let stillValid = ConsoleCredential.stillValid
         let queue = hub.subscribe()
         let hub = self.hub
         let keepAlive = configuration.keepAliveInterval
@@ -57,6 +67,10 @@ extension DefaultsConsole {
                 var last = try? catalog.declarations()
                 while !Task.isCancelled {
                     try? await Task.sleep(for: Self.declarationCheckInterval)
+                    if let stillValid, !stillValid() {
+                        queue.finish()
+                        return
+                    }
                     let now = try? catalog.declarations()
                     if now != last {
                         last = now

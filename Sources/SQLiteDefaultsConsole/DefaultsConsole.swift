@@ -18,7 +18,7 @@ import SQLiteDefaults
 /// Routes, relative to where it is mounted: `GET /` (the page; a path without its trailing
 /// slash is redirected to it), `GET /console.js`, `GET /console.css`, `GET /api/keys`,
 /// `PUT /api/keys/{key}`, `DELETE /api/keys/{key}` (or `api/keys?key=KEY`, `api/keys?keyHex=HEX`),
-/// `GET /api/history`, `GET /api/events`. See the
+/// `GET /api/history`, `GET /api/events`, `GET /api/session` (who the request is). See the
 /// SQLiteDefaultsConsole documentation for the JSON and the security rules.
 public struct DefaultsConsole: Sendable {
     /// The store the console shows and edits.
@@ -28,6 +28,7 @@ public struct DefaultsConsole: Sendable {
     let catalog: ConsoleCatalog
     let hub: EventHub
     let sessions: ConsoleSessions
+    let authenticator: ConsoleAuthenticator
 
     /// A console for `store`. It starts observing the store at once (for the event stream)
     /// and stops when the last copy of it is released.
@@ -41,6 +42,7 @@ public struct DefaultsConsole: Sendable {
         self.catalog = ConsoleCatalog(store: store)
         self.hub = EventHub(store: store, perClientLimit: configuration.eventBufferLimit)
         self.sessions = ConsoleSessions(lifetime: configuration.sessionLifetime)
+        self.authenticator = ConsoleAuthenticator(configuration: configuration)
     }
 
     /// Adds the console's routes, with its security middleware in front of them, to `router`
@@ -52,11 +54,12 @@ public struct DefaultsConsole: Sendable {
     ///
     /// Never throws: requests the console refuses get 4xx responses (see ``Configuration``).
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>, atPath path: String = "") {
-        let group = router.group(RouterPath(path)).add(middleware: ConsoleSecurity<Context>(configuration: configuration, sessions: sessions))
+        let group = router.group(RouterPath(path)).add(middleware: ConsoleSecurity<Context>(configuration: configuration, sessions: sessions, authenticator: authenticator))
         group.get("") { request, _ in self.page(request) }
         group.get("console.js") { _, _ in ConsoleResponses.asset(ConsoleAssets.script, contentType: "text/javascript; charset=utf-8") }
         group.get("console.css") { _, _ in ConsoleResponses.asset(ConsoleAssets.style, contentType: "text/css; charset=utf-8") }
         group.get("api/keys") { _, _ in self.listKeys() }
+        group.get("api/session") { _, _ in self.session() }
         group.put("api/keys/:key") { request, context in try await self.putKey(request, context: context) }
         group.put("api/keys") { request, context in try await self.putKey(request, context: context) }
         group.delete("api/keys/:key") { request, context in self.deleteKey(request, context: context) }

@@ -25,7 +25,7 @@ struct PrefsCommand: ParsableCommand {
         subcommands: PrefsCommand.commands
     )
 
-    /// Every command; `serve` with the Console trait, `sync` with the Fleet trait.
+    /// Every command; `serve` and `token` with the Console trait, `sync` with the Fleet trait.
     static let commands: [any ParsableCommand.Type] = {
         var commands: [any ParsableCommand.Type] = [
             ReadCommand.self,
@@ -51,7 +51,8 @@ struct PrefsCommand: ParsableCommand {
         var next = (commands.firstIndex { ObjectIdentifier($0) == ObjectIdentifier(WatchCommand.self) } ?? 0) + 1
         #if Console
         commands.insert(ServeCommand.self, at: next)
-        next += 1
+        commands.insert(TokenCommand.self, at: next + 1)
+        next += 2
         #endif
         #if Fleet
         commands.insert(SyncCommand.self, at: next)

@@ -9,7 +9,7 @@ import PrefsFormats
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 
-/// `prefs serve [--bind ADDR] [--port N] [--token-file FILE]`
+/// `prefs serve [--bind ADDR] [--port N] [--token-file FILE] [--tokens FILE]`
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -19,14 +19,19 @@ struct ServeCommand: AsyncParsableCommand {
             writer commits, and edits, adds and removes keys; plus a JSON API under /api/ and \
             an event stream at /api/events. The first line on standard output names the \
             address: `prefs: serving PATH at http://HOST:PORT/`. It binds 127.0.0.1 unless \
-            --bind says otherwise; any address that is not loopback needs --token-file (a \
-            file holding the token every request must carry, as `Authorization: Bearer TOKEN` \
-            or by opening the page once with ?token=TOKEN; only its owner may read it: \
-            chmod 600). Without a token, a loopback console serves only the user running it: \
-            a connection from another user's socket gets 403. --port 0 picks a free port. A \
-            start that cannot happen (an address that is not an IP address, a token file \
-            that cannot be read, is empty or that others can read, a port in use) is one line \
-            and exit status 1. A connection that sends no complete request head for \
+            --bind says otherwise; any address that is not loopback needs --tokens or \
+            --token-file. --tokens FILE names people and services, each with a token, a role \
+            (read, write or admin) and key prefixes (see `prefs token add`); the file is read \
+            again when it changes, and while it is malformed or others can read it none of its \
+            tokens is accepted. --token-file FILE holds one token, an admin's (named \
+            token-file); given with --tokens, both are accepted. Requests carry a token as \
+            `Authorization: Bearer TOKEN` or by opening the page once with ?token=TOKEN; only \
+            the owner may read either file: chmod 600. Without a token, a loopback console \
+            serves only the user running it: a connection from another user's socket gets \
+            403. --port 0 picks a free port. A start that cannot happen (an address that is \
+            not an IP address, a token file or tokens file that is missing, cannot be read, is \
+            empty, malformed or that others can read, a port in use) is one line and exit \
+            status 1. A connection that sends no complete request head for \
             \(Int(idleTimeout)) seconds, or idles that long between requests, is closed; at most \
             \(maximumConnections) connections are open at once. Stops and exits 0 on SIGINT \
             (Ctrl-C) or SIGTERM.
@@ -44,6 +49,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A file holding the token requests must carry; needed for any address that is not loopback.", valueName: "file"))
     var tokenFile: String?
 
+    @Option(help: ArgumentHelp("A tokens file (prefs token add): names, roles and key prefixes; read again when it changes.", valueName: "file"))
+    var tokens: String?
+
     /// Seconds a connection may take to send a request head, or stay idle between requests.
     static let idleTimeout: Int64 = 15
     /// Connections open at once; more wait in the listen backlog until one closes.
@@ -54,22 +62,32 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else {
             throw PrefsError("--port must be from 0 to 65535 (got \(port))")
         }
-        guard address.isLoopback || tokenFile != nil else {
-            throw PrefsError("--bind \(bind) is not a loopback address: serving it needs --token-file")
+        guard address.isLoopback || tokenFile != nil || tokens != nil else {
+            throw PrefsError("--bind \(bind) is not a loopback address: serving it needs --tokens or --token-file")
         }
         let token = try tokenFile.map(Self.readToken)
+        let tokensFile = try tokens.map(Self.followTokens)
         let store = try storeOptions.openForWriting()
         let path = store.path ?? "memory"
 
         // Without a token, a loopback console is its owner's alone (the other local users
         // could not open the file either); with one, the token decides.
-        let ownerOnly = token == nil
+        let ownerOnly = token == nil && tokensFile == nil
+        // --token-file's token is an admin's, named after the option.
+        var fixed: ConsoleTokens?
+        if let token {
+            do {
+                fixed = try ConsoleTokens(entries: [ConsoleTokens.Entry(name: "token-file", role: .admin, token: token)])
+            } catch {
+                throw PrefsError(error.message)
+            }
+        }
         let console = DefaultsConsole(store: store, configuration: .init(
-            token: token, allowedHosts: address.servedHostNames(), onlyOwnerConnections: ownerOnly))
+            tokens: fixed, tokensFile: tokensFile, allowedHosts: address.servedHostNames(), onlyOwnerConnections: ownerOnly))
         let router = Router(context: ServeRequestContext.self)
         console.addRoutes(to: router)
         let logger = Logger(label: "prefs.serve", factory: { _ in SwiftLogNoOpLogHandler() })
-        let who = ownerOnly ? " for \(Self.userName()) only (other users get 403; --token-file serves them)" : ""
+        let who = ownerOnly ? " for \(Self.userName()) only (other users get 403; --tokens or --token-file serves them)" : ""
         let app = Application(
             router: router,
             server: .http1(configuration: .init(idleTimeout: .seconds(Self.idleTimeout))),
@@ -121,6 +139,22 @@ struct ServeCommand: AsyncParsableCommand {
             throw PrefsError("the token file \(ValueFormatting.quoted(path)) holds no token")
         }
         return token
+    }
+
+    /// The tokens file at `path`, followed while serving: a problem that appears later (the
+    /// file malformed or made readable by others) is printed once on standard error, and so is
+    /// its end.
+    /// - Throws: `PrefsError` with the file's problem now (missing, unreadable, not private,
+    ///   malformed, no token).
+    static func followTokens(at path: String) throws -> ConsoleTokensFile {
+        do {
+            return try ConsoleTokensFile(path: path) { problem in
+                Console.err("prefs: " + (problem.map { ValueFormatting.oneLine($0) + "; refusing its tokens until it is fixed" }
+                    ?? "the tokens file \(ValueFormatting.quoted(path)) is valid again"))
+            }
+        } catch {
+            throw PrefsError(error.message)
+        }
     }
 
     /// The name of the user running this process (its uid when it has none).

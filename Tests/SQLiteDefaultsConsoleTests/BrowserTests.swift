@@ -139,6 +139,50 @@ struct BrowserTests {
         #expect(await serve.exitStatus() == 0)
     }
 
+    @Test("A read-only token's page has no edit, remove or add controls; a write token's has them only on the keys under its prefix")
+    func rolesInBrowser() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path + "/defaults.sqlite"
+        let tokens = directory.path + "/tokens"
+        let store = try DefaultsStore(path: database)
+        for key in ["feature.x", "other"] { try store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
+        let reader = try ServeCommandTokensTests.add("rita", role: "read", file: tokens)
+        let writer = try ServeCommandTokensTests.add("alice", role: "write", prefixes: ["feature."], file: tokens)
+        let serve = try ServeProcess(database: database, ["--port", "0", "--tokens", tokens])
+        let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
+        let browser = try await WebDriver()
+
+        try browser.open("http://127.0.0.1:\(port)/?token=\(reader)")
+        _ = try await browser.waitFor(Self.row("other") + " [data-role=value]")
+        _ = try await browser.waitFor(Self.row("feature.x") + " [data-role=value]")
+        #expect(await waitUntil(timeout: .seconds(60)) { (try? browser.text(try #require(try browser.find("[data-role=identity]")))) == "rita · read" })
+        #expect(try browser.find("[data-role=edit]") == nil, "a read-only page has no edit control")
+        #expect(try browser.find("[data-role=remove]") == nil && browser.find("[data-role=add]") == nil)
+        // A key that appears later (from the event stream) gets no controls either.
+        try store.set(.integer(2), for: DefaultsKey<SQLiteValue?>("feature.late"))
+        _ = try await browser.waitFor(Self.row("feature.late"))
+        #expect(try browser.find("[data-role=edit]") == nil)
+
+        try browser.open("http://127.0.0.1:\(port)/?token=\(writer)")
+        _ = try await browser.waitFor(Self.row("feature.x") + " [data-role=edit]")
+        #expect(try browser.find(Self.row("other") + " [data-role=value]") != nil)
+        #expect(try browser.find(Self.row("other") + " [data-role=edit]") == nil && browser.find(Self.row("other") + " [data-role=remove]") == nil)
+        #expect(try browser.find(Self.row("feature.late") + " [data-role=edit]") != nil)
+        try store.set(.integer(3), for: DefaultsKey<SQLiteValue?>("zz.late"))
+        try store.set(.integer(3), for: DefaultsKey<SQLiteValue?>("feature.later"))
+        _ = try await browser.waitFor(Self.row("zz.late"))
+        _ = try await browser.waitFor(Self.row("feature.later") + " [data-role=edit]")
+        #expect(try browser.find(Self.row("zz.late") + " [data-role=edit]") == nil)
+        try browser.click(try #require(try browser.find(Self.row("feature.x") + " [data-role=edit]")))
+        let editor = try await browser.waitFor(Self.row("feature.x") + " [data-role=editor]")
+        try browser.clear(editor)
+        try browser.type(editor, "7")
+        try browser.click(try #require(try browser.find(Self.row("feature.x") + " [data-role=save]")))
+        #expect(await waitUntil(timeout: .seconds(60)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("feature.x"))) == .integer(7) })
+        serve.send(SIGTERM)
+        #expect(await serve.exitStatus() == 0)
+    }
+
     @Test("Keys a path cannot carry — '.', '..', 'a/b', '%', '?', '#', 'end.' — are edited and removed from the page")
     func awkwardKeys() async throws {
         let directory = try TemporaryDirectory()

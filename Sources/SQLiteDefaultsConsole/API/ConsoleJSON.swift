@@ -7,16 +7,17 @@ import SQLiteDefaults
 /// as `prefs export` writes them.
 enum ConsoleJSON {
     /// One key: `{"key", "value", "text", "type", "storage", "declared", "default", "summary",
-    /// "allowed", "changed"}`, and `"keyHex"` for a key that is not valid UTF-8 (whose `key` is
-    /// then its escaped address).
+    /// "allowed", "changed", "writable"}`, and `"keyHex"` for a key that is not valid UTF-8
+    /// (whose `key` is then its escaped address).
     ///
     /// `value` is the export format's JSON (null when unset), `text` the value as `prefs read`
     /// prints it (null when unset; `true`/`false` for a declared bool), `type` the CLI type word
     /// the page edits it by, `storage` the storage class held now (null when unset), `default`
     /// and `summary` null when none,
     /// `allowed` an array of raw values or null, `changed` the key's last change as one object
-    /// of `prefs history --json` (null when the history keeps none).
-    static func entry(_ entry: ConsoleEntry) -> String {
+    /// of `prefs history --json` (null when the history keeps none), `writable` whether
+    /// `principal` may change or remove it.
+    static func entry(_ entry: ConsoleEntry, principal: ConsolePrincipal) -> String {
         let declaration = entry.declaration
         var members: [String] = [
             #""key":"# + ExportFormat.quote(entry.key),
@@ -33,6 +34,8 @@ enum ConsoleJSON {
         members.append(#""summary":"# + (declaration?.summary.map(ExportFormat.quote) ?? "null"))
         members.append(#""allowed":"# + (declaration?.allowedValues.map { "[" + $0.map(ExportFormat.quote).joined(separator: ",") + "]" } ?? "null"))
         members.append(#""changed":"# + (entry.lastChange.map { HistoryFormat.json($0) } ?? "null"))
+        let writable = entry.keyBytes.map { principal.mayWrite(keyBytes: Array($0)) } ?? principal.mayWrite(key: entry.key)
+        members.append(#""writable":"# + (writable ? "true" : "false"))
         return "{" + members.joined(separator: ",") + "}"
     }
 
@@ -49,9 +52,20 @@ enum ConsoleJSON {
         HistoryFormat.jsonArray(entries, declaredTypes: declaredTypes)
     }
 
-    /// `{"keys": [entry, …], "history": Bool}`: `history` says whether `api/history` is served.
-    static func keys(_ entries: [ConsoleEntry], history: Bool) -> String {
-        #"{"keys":["# + entries.map(entry).joined(separator: ",") + #"],"history":"# + (history ? "true" : "false") + "}"
+    /// `{"keys": [entry, …], "history": Bool}`: `history` says whether `api/history` is served;
+    /// each entry's `writable` is for `principal`.
+    static func keys(_ entries: [ConsoleEntry], history: Bool, principal: ConsolePrincipal) -> String {
+        #"{"keys":["# + entries.map { entry($0, principal: principal) }.joined(separator: ",") + #"],"history":"# + (history ? "true" : "false") + "}"
+    }
+
+    /// `GET api/session`: `{"name", "role", "prefixes"}`; `name` and `role` left out for the
+    /// owner of a console without a token (``ConsolePrincipal/owner``: full access).
+    static func session(_ principal: ConsolePrincipal) -> String {
+        var members: [String] = []
+        if let name = principal.name { members.append(#""name":"# + ExportFormat.quote(name)) }
+        if principal != .owner { members.append(#""role":"# + ExportFormat.quote(principal.role.rawValue)) }
+        members.append(#""prefixes":["# + principal.prefixes.map(ExportFormat.quote).joined(separator: ",") + "]")
+        return "{" + members.joined(separator: ",") + "}"
     }
 
     /// `{"error": message}`.

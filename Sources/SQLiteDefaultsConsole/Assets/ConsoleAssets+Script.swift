@@ -1,7 +1,9 @@
 #if Console
 extension ConsoleAssets {
     /// The page's script: plain JavaScript, no framework, no build step. Every key and value
-    /// reaches the page through `textContent` and attribute setters, never as markup.
+    /// reaches the page through `textContent` and attribute setters, never as markup. It asks
+    /// `api/session` who it is: a `read` token gets no edit, remove or add controls; a `write`
+    /// token gets them only on the keys it may change (the API refuses the others anyway).
     static let script = #"""
     "use strict";
     (() => {
@@ -11,6 +13,8 @@ extension ConsoleAssets {
       let historyAvailable = false;
       let historyKey = null;
       let source = null;
+      // Who the page is (api/session): no role for the owner of a console without a token.
+      let session = null;
       const entries = new Map();
 
       // A key travels in the query, never in the path: a browser resolves "." and ".." in a
@@ -23,6 +27,15 @@ extension ConsoleAssets {
         if (text !== undefined && text !== null) node.textContent = text;
         return node;
       };
+      // Whether this session may change or remove a key: the list says so for each key it
+      // sends; a key first seen in the event stream is judged by the same rule as the server
+      // (a plain prefix of the name; a string prefix is a byte prefix of its UTF-8).
+      const mayWrite = (key) => {
+        if (!session || !session.role || session.role === "admin") return true;
+        if (session.role !== "write") return false;
+        return session.prefixes.length === 0 || session.prefixes.some((prefix) => key.startsWith(prefix));
+      };
+      const writable = (entry) => (typeof entry.writable === "boolean" ? entry.writable : mayWrite(entry.key));
       const rowOf = (key) => {
         for (const row of rows.children) if (row.dataset.key === key) return row;
         return null;
@@ -158,9 +171,16 @@ extension ConsoleAssets {
         const valueCell = el("td", { class: "value-cell" });
         valueCell.append(el("span", { class: "value", "data-role": "value" }), el("span", { class: "error", "data-role": "error", hidden: "" }));
         const actions = el("td", { class: "actions" });
-        const edit = el("button", { type: "button", "data-role": "edit" }, "Edit");
-        const remove = el("button", { type: "button", "data-role": "remove" }, "Remove");
-        actions.append(edit, remove);
+        // Only the keys this session may change get edit and remove controls.
+        if (writable(entry)) {
+          const edit = el("button", { type: "button", "data-role": "edit" }, "Edit");
+          const remove = el("button", { type: "button", "data-role": "remove" }, "Remove");
+          actions.append(edit, remove);
+          edit.addEventListener("click", () => openEditor(row));
+          remove.addEventListener("click", async () => {
+            try { await request("DELETE", address(entries.get(row.dataset.key) || { key: row.dataset.key })); } catch (error) { showError(row, error.message); }
+          });
+        }
         if (historyAvailable) {
           const history = el("button", { type: "button", "data-role": "history" }, "History");
           history.addEventListener("click", () => openHistory(entry.key));
@@ -170,10 +190,6 @@ extension ConsoleAssets {
         row.children[1].append(el("span", { "data-role": "type" }));
         row.children[3].append(el("span", { class: "value", "data-role": "default" }));
         row.children[4].append(el("span", { "data-role": "changed" }));
-        edit.addEventListener("click", () => openEditor(row));
-        remove.addEventListener("click", async () => {
-          try { await request("DELETE", address(entries.get(row.dataset.key) || { key: row.dataset.key })); } catch (error) { showError(row, error.message); }
-        });
         return row;
       }
 
@@ -212,7 +228,13 @@ extension ConsoleAssets {
       }
 
       async function load() {
-        const json = await request("GET", "api/keys");
+        const [who, json] = await Promise.all([request("GET", "api/session"), request("GET", "api/keys")]);
+        session = who;
+        // A read-only session adds nothing: the form is taken out of the page.
+        const add = document.getElementById("add");
+        if (add && session.role === "read") add.remove();
+        const identity = document.getElementById("identity");
+        if (identity) identity.textContent = session.name ? session.name + " · " + session.role : "";
         historyAvailable = json.history === true;
         rows.replaceChildren();
         entries.clear();
@@ -309,7 +331,7 @@ extension ConsoleAssets {
 
       document.getElementById("history-close").addEventListener("click", () => { historyKey = null; document.getElementById("history-panel").hidden = true; });
       filter.addEventListener("input", () => { for (const row of rows.children) applyFilter(row); });
-      document.getElementById("add").addEventListener("submit", async (event) => {
+      document.getElementById("add")?.addEventListener("submit", async (event) => {
         event.preventDefault();
         const form = event.target, error = form.querySelector("[data-role=add-error]");
         const key = form.key.value, type = form.type.value, text = form.value.value;

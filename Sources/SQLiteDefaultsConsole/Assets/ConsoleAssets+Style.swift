@@ -12,6 +12,8 @@ extension ConsoleAssets {
     h1 { font-size: 1.25rem; margin: 0; }
     .status { color: var(--muted); font-size: .85rem; }
     .status.live::before { content: "● "; color: #2e9b4f; }
+    .identity { color: var(--muted); font-size: .85rem; }
+    .identity:empty { display: none; }
     #filter { margin-left: auto; min-width: 12rem; }
     input, select, textarea, button { font: inherit; color: inherit; }
     input, select, textarea { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: .3rem .5rem; }

@@ -18,6 +18,7 @@ enum ConsoleAssets {
     <header>
       <h1>Preferences</h1>
       <span id="status" data-role="status" class="status">connecting…</span>
+      <span id="identity" data-role="identity" class="identity"></span>
       <input id="filter" type="search" placeholder="Filter keys" aria-label="Filter keys" autocomplete="off">
     </header>
     <form id="add" data-role="add" class="add" autocomplete="off">

@@ -14,11 +14,18 @@ import Hummingbird
 /// 2. With ``DefaultsConsole/Configuration/onlyOwnerConnections``: the other end of the
 ///    connection is a socket of the user running the server → else 403.
 /// 3. With a token: `Authorization: Bearer TOKEN`, or the session cookie that `?token=TOKEN`
-///    opens (that request is answered by a redirect to the same path without the query) → else 401.
+///    opens (that request is answered by a redirect to the same path without the query) → else
+///    401; a tokens file that cannot be used now → 403 naming the problem. The token's holder
+///    (``ConsolePrincipal``) is then checked against the method: a `read` token may only `GET`
+///    → else 403. Without a token the principal is the one an outer middleware set in
+///    ``ConsolePrincipal/current``, else the owner (full access).
 /// 4. A write (PUT, POST, PATCH, DELETE) that carries `Origin` needs the page's own origin,
 ///    and one with a body needs `Content-Type: application/json` → else 403.
 /// 5. A body over the limit → 413 (the `Content-Length` is checked here; a chunked body is
 ///    cut off where it passes the limit when it is read).
+///
+/// The routes run with ``ConsolePrincipal/current`` set to the request's principal; the key
+/// routes check it against the key they change (a `write` token's prefixes).
 ///
 /// Every response carries a Content-Security-Policy without inline scripts, `nosniff`, and no
 /// referrer.
@@ -28,10 +35,13 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
     let sessions: ConsoleSessions
     /// ``DefaultsConsole/Configuration/allowedHosts``, each in ``HostName/canonical(_:)`` form.
     let allowedHosts: Set<String>?
+    /// Every token the configuration names.
+    let authenticator: ConsoleAuthenticator
 
-    init(configuration: DefaultsConsole.Configuration, sessions: ConsoleSessions) {
+    init(configuration: DefaultsConsole.Configuration, sessions: ConsoleSessions, authenticator: ConsoleAuthenticator) {
         self.configuration = configuration
         self.sessions = sessions
+        self.authenticator = authenticator
         self.allowedHosts = configuration.allowedHosts.map { Set($0.map(HostName.canonical)) }
     }
 
@@ -71,11 +81,27 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
         }
         if configuration.onlyOwnerConnections {
             guard Self.isOwnersConnection(context) else {
-                return Self.refusal(.forbidden, "this console serves only the user who runs it (uid \(geteuid())); others need its token (prefs serve --token-file)")
+                return Self.refusal(.forbidden, "this console serves only the user who runs it (uid \(geteuid())); others need a token (prefs serve --tokens or --token-file)")
             }
         }
-        if let token = configuration.token {
-            if let response = authenticate(request, token: token, host: host) { return response }
+        let principal: ConsolePrincipal
+        var stillValid: (@Sendable () -> Bool)?
+        if authenticator.isRequired {
+            switch authenticate(request, host: host) {
+            case .success(let (credential, session)):
+                principal = credential.principal
+                let authenticator = self.authenticator, sessions = self.sessions
+                stillValid = {
+                    guard case .accepted = authenticator.check(credential) else { return false }
+                    return session.map { sessions.credential(of: $0) != nil } ?? true
+                }
+            case .failure(let refusal): return refusal.response
+            }
+        } else {
+            principal = ConsolePrincipal.current ?? .owner
+        }
+        guard principal.mayUse(method: request.method.rawValue) else {
+            return Self.refusal(.forbidden, "\(principal.name.map { "'\($0)'" } ?? "this user") may only read (role read)")
         }
         if [.put, .post, .patch, .delete].contains(request.method) {
             if let origin = request.headers[.origin]?.lowercased() {
@@ -94,28 +120,49 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > configuration.maximumBodySize {
             return Self.refusal(.contentTooLarge, "the body is over \(configuration.maximumBodySize) bytes")
         }
-        return try await next(request, context)
+        return try await ConsolePrincipal.$current.withValue(principal) {
+            try await ConsoleCredential.$stillValid.withValue(stillValid) {
+                try await next(request, context)
+            }
+        }
     }
 
-    /// nil when the request carries the token; else the response to send (a 401, or the
-    /// redirect that turns `?token=` into a cookie).
-    private func authenticate(_ request: Request, token: String, host: String?) -> Response? {
-        let expected = Array(token.utf8)
+    /// A response that ends a request before its route: a refusal, or the redirect that turns
+    /// `?token=` into a cookie.
+    struct Answer: Error {
+        let response: Response
+    }
+
+    /// The credential the request carries (a bearer token, or an open session's cookie); else
+    /// the response to send (401, 403 while the tokens file cannot be used, or the redirect
+    /// that turns `?token=` into a cookie).
+    private func authenticate(_ request: Request, host: String?) -> Result<(ConsoleCredential, session: String?), Answer> {
+        let refusal = { (outcome: ConsoleAuthenticator.Outcome) -> Answer in
+            switch outcome {
+            case .unavailable(let message): return Answer(response: Self.refusal(.forbidden, message))
+            case .refused(let message): return Answer(response: Self.refusal(.unauthorized, message))
+            case .accepted: return Answer(response: Self.refusal(.unauthorized, ConsoleAuthenticator.wrongToken))
+            }
+        }
         if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {
             let given = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-            if ConstantTime.equal(Array(given.utf8), expected) { return nil }
-            return Self.refusal(.unauthorized, "the token is not right")
+            let outcome = authenticator.authenticate(given)
+            if case .accepted(let credential) = outcome { return .success((credential, nil)) }
+            return .failure(refusal(outcome))
         }
         if let given = request.uri.queryParameters["token"], request.method == .get {
-            guard ConstantTime.equal(Array(String(given).utf8), expected) else {
-                return Self.refusal(.unauthorized, "the token is not right")
-            }
-            return Self.cookieRedirect(path: request.uri.path, name: Self.cookieName(host: host), session: sessions.open())
+            let outcome = authenticator.authenticate(String(given))
+            guard case .accepted(let credential) = outcome else { return .failure(refusal(outcome)) }
+            return .failure(Answer(response: Self.cookieRedirect(path: request.uri.path, name: Self.cookieName(host: host),
+                                                                 session: sessions.open(for: credential))))
         }
-        if let cookie = request.cookies[Self.cookieName(host: host)], sessions.isOpen(cookie.value) {
-            return nil
+        if let cookie = request.cookies[Self.cookieName(host: host)], let credential = sessions.credential(of: cookie.value) {
+            let outcome = authenticator.check(credential)
+            if case .accepted(let credential) = outcome { return .success((credential, cookie.value)) }
+            if case .refused = outcome { sessions.close(cookie.value) }
+            return .failure(refusal(outcome))
         }
-        return Self.refusal(.unauthorized, "this console needs a token: Authorization: Bearer TOKEN, or open the page once with ?token=TOKEN")
+        return .failure(Answer(response: Self.refusal(.unauthorized, "this console needs a token: Authorization: Bearer TOKEN, or open the page once with ?token=TOKEN")))
     }
 
     /// Whether the other end of the request's connection is a socket of the user running this
