@@ -55,6 +55,29 @@ extension DefaultsStore {
         return DefaultsObservation { [weak core] in core?.removeObserver(observer) }
     }
 
+    /// Calls `handler` after each committed change of a key whose name starts with `prefix`
+    /// (compared by bytes, as SQLite compares keys: `"feature."` selects `feature.beta`, not
+    /// `featureless`): ``observe(_:)`` for a group of keys, such as a team's or a service's.
+    ///
+    /// ```swift
+    /// let token = store.observe(prefix: "feature.") { change in
+    ///     flags.reload(change.key)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - prefix: the names' first bytes; the empty prefix selects every key.
+    ///   - handler: called with each change, after its commit, with no lock held.
+    /// - Returns: a token; observation lasts until it is cancelled or deallocated.
+    public func observe(prefix: String, _ handler: @escaping @Sendable (AnyDefaultsChange) -> Void) -> DefaultsObservation {
+        let bytes = Array(prefix.utf8)
+        let observer = core.addObserver(key: nil) { name, stored, origin, writer in
+            guard name.utf8.starts(with: bytes) else { return }
+            handler(AnyDefaultsChange(key: name, newValue: stored, origin: origin, writer: writer))
+        }
+        return DefaultsObservation { [weak core] in core?.removeObserver(observer) }
+    }
+
     /// The key's value now (unless `initial` is false), then its value after every committed
     /// change, from any writer; consecutive equal values are not repeated.
     ///
@@ -138,8 +161,23 @@ extension DefaultsStore {
     ///
     /// - Returns: a sequence of every key's changes.
     public func changes() -> AsyncStream<AnyDefaultsChange> {
+        changes(prefix: "")
+    }
+
+    /// The changes of the keys whose name starts with `prefix` (by bytes, as
+    /// ``observe(prefix:_:)``), as ``changes()`` gives every key's.
+    ///
+    /// ```swift
+    /// for await change in store.changes(prefix: "billing.") { reconfigure(change.key) }
+    /// ```
+    ///
+    /// - Parameter prefix: the names' first bytes; the empty prefix selects every key.
+    /// - Returns: a sequence of those keys' changes.
+    public func changes(prefix: String) -> AsyncStream<AnyDefaultsChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: AnyDefaultsChange.self)
+        let bytes = Array(prefix.utf8)
         let observer = core.addObserver(key: nil, onStoreClosed: { continuation.finish() }) { name, stored, origin, writer in
+            guard bytes.isEmpty || name.utf8.starts(with: bytes) else { return }
             continuation.yield(AnyDefaultsChange(key: name, newValue: stored, origin: origin, writer: writer))
         }
         let token = DefaultsObservation { [weak core] in core?.removeObserver(observer) }

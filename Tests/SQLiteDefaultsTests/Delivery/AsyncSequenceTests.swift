@@ -88,3 +88,24 @@ struct AsyncSequenceTests {
         #expect(store[.name] == "nobody listening")
     }
 }
+
+@Suite("Observing by prefix", .requiresSQLiteShell)
+struct PrefixObservationTests {
+    @Test("feature. selects feature.x, never featureless or feature; a shell write is heard too")
+    func prefixSelectsByBytes() async throws {
+        let temporary = try TemporaryDefaultsStore()
+        let store = temporary.store
+        let heard = DefaultsChangeCollector(store.changes(prefix: "feature."))
+        let called = Collected<String>()
+        let token = store.observe(prefix: "feature.") { called.append($0.key) }
+        defer { token.cancel() }
+        for name in ["featureless", "feature", "feature.a"] { store[DefaultsKey<Int>(name, default: 0)] = 1 }
+        try sqlite3(temporary.path, "INSERT INTO defaults VALUES ('feature.b', 2), ('other', 3)")
+        store[DefaultsKey<Int>("feature.end", default: 0)] = 1
+        let changes = try await heard.waitFor(count: 3, timeout: .seconds(60))
+        #expect(changes.map(\.key) == ["feature.a", "feature.b", "feature.end"])
+        #expect(changes[1].origin == .external)
+        #expect(await called.waitAsync { $0.contains("feature.end") })
+        #expect(called.all == ["feature.a", "feature.b", "feature.end"])
+    }
+}
