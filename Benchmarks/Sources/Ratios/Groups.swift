@@ -194,6 +194,24 @@ enum Groups {
         }
     }
 
+    /// Another connection's transaction of many keys, read by a change feed and by observers,
+    /// against a raw statement reading the same log rows (see ExternalBurst).
+    static func burst(smoke: Bool) throws {
+        let keys = smoke ? 2_000 : 100_000
+        progress("· burst: another connection commits \(keys) keys in one transaction")
+        let result = try ExternalBurst.measure(keys: keys)
+        rows.append(Row(comparison: "external burst of \(keys) keys → changes(since:) consumer has all / raw statement reading the same log rows",
+                        value: String(format: "%.2f", result.feedNanoseconds / result.rawNanoseconds), target: "≤ 1.5",
+                        verdict: result.feedNanoseconds <= 1.5 * result.rawNanoseconds ? "met" : "MISSED",
+                        detail: String(format: "%@ / %@", formatTime(result.feedNanoseconds), formatTime(result.rawNanoseconds))))
+        rows.append(Row(comparison: "  external burst of \(keys) keys → changes() consumer (observers of every key) / the same raw read",
+                        value: String(format: "%.2f", result.observerNanoseconds / result.rawNanoseconds), target: "", verdict: "",
+                        detail: String(format: "%@ / %@", formatTime(result.observerNanoseconds), formatTime(result.rawNanoseconds))))
+        rows.append(Row(comparison: "  the same feed reading the burst back once it is in the log / the same raw read",
+                        value: String(format: "%.2f", ExternalBurst.catchUp / result.rawNanoseconds), target: "", verdict: "",
+                        detail: String(format: "%@ / %@", formatTime(ExternalBurst.catchUp), formatTime(result.rawNanoseconds))))
+    }
+
     static func idleRows(_ idle: IdleCPU.Result) {
         rows.append(Row(comparison: String(format: "idle store with an observer, CPU over %.0f s", idle.seconds),
                         value: String(format: "%.1f ms", idle.cpuMilliseconds), target: "~0", verdict: idle.cpuMilliseconds < 20 * idle.seconds / 10 ? "met" : "MISSED",

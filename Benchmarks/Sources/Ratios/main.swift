@@ -11,7 +11,7 @@ import SQLiteDefaults
 //     Ratios --profile WORKLOAD COUNT       one workload alone (valgrind --tool=callgrind)
 //
 // --smoke: tiny counts (seconds, not minutes) for CI; never fails on timing.
-// Groups: get, miss, set, notify, observers, scale, external, idle, stores, memory.
+// Groups: get, miss, set, notify, observers, scale, external, burst, idle, stores, memory.
 // Run through compare.sh, which preloads the malloc interposer so allocations are counted.
 //
 // The pieces: Options.swift (the command line and the --profile workloads), Harness.swift
@@ -54,6 +54,7 @@ do {
     if options.wants("observers") { try Groups.observers(harness, smoke: options.smoke) }
     if options.wants("scale") { try Groups.scale(harness) }
     if options.wants("external") { try Groups.external(smoke: options.smoke) }
+    if options.wants("burst") { try Groups.burst(smoke: options.smoke) }
     if let idle { Groups.idleRows(idle) }
     if let many { Groups.storesRows(many, idle: idle) }
     if options.wants("memory") { try Groups.memory(smoke: options.smoke) }

@@ -102,7 +102,9 @@ enum HistoryLog {
     /// The oldest and newest entry numbers the log holds; nil when it is empty. Both ends of
     /// the rowid B-tree, no entry read.
     static func span(_ database: Database) throws -> ClosedRange<Int64>? {
-        let statement = try database.statement("SELECT min(seq), max(seq) FROM defaults_changes")
+        // Two subqueries: SQLite answers a lone min() or max() from one end of the B-tree, but
+        // scans the whole table for both in one SELECT.
+        let statement = try database.statement("SELECT (SELECT min(seq) FROM defaults_changes), (SELECT max(seq) FROM defaults_changes)")
         defer { statement.reset() }
         guard try statement.step(), let oldest = statement.optionalInt64(at: 0), let newest = statement.optionalInt64(at: 1) else {
             return nil
