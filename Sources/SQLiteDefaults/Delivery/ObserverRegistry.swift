@@ -70,6 +70,9 @@ final class ObserverRegistry: Sendable {
 
     var observedKeys: [String] { state.withLock { $0.byKey.keys.map(\.name) } }
 
+    /// Whether anyone observes anything.
+    var hasObservers: Bool { state.withLock { !$0.everyKey.isEmpty || !$0.byKey.isEmpty } }
+
     /// Whether anyone observes every key (`observe(_:)`, `changes()`).
     var observesEveryKey: Bool { state.withLock { !$0.everyKey.isEmpty } }
 

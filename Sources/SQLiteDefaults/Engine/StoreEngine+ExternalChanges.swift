@@ -92,6 +92,11 @@ extension StoreEngine {
     /// only for the rest (a value over the history's size limit, a secret, an older file, a
     /// key this store also wrote in between).
     private func apply(_ entries: [ChangeLog.Entry], ownKeys: Set<String>, log: ChangeLog, connection: StoreConnection) throws {
+        // Keys nobody reads or observes need nothing but the log's position moved past them.
+        guard !cache.isEmpty || registry.hasObservers else {
+            if let last = entries.last { log.advance(past: last) }
+            return
+        }
         var applied = Set<HashedKey>()
         // A key repeated later in the scan is applied once, with its newest value: its writer is
         // the one of its newest entry.

@@ -75,6 +75,9 @@ final class ValueCache: Sendable {
 
     var isComplete: Bool { state.withLock { $0.isComplete } }
 
+    /// Whether the cache knows nothing at all: no entry, not complete, nothing unreadable.
+    var isEmpty: Bool { state.withLock { $0.entries.isEmpty && !$0.isComplete && $0.unreadable.isEmpty } }
+
     /// Records the row's new value; returns what was known before (`nil` if nothing was).
     @discardableResult
     func update(_ key: HashedKey, stored: SQLiteValue?) -> SQLiteValue?? {
