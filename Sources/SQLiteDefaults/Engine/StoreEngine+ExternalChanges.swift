@@ -189,5 +189,7 @@ extension StoreEngine {
         lost.withLock { $0 = error }
         isLost.store(true, ordering: .releasing)
         failures.report(error, operation: "watching the database file", warns: true)
+        // Change feeds waiting for a commit read again, and end with this error.
+        commitSignal.signal()
     }
 }
