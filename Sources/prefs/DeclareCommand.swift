@@ -105,9 +105,16 @@ struct DeclareCommand: ParsableCommand {
         let store = try storeOptions.openForWriting()
         // A secret stays secret unless --no-secret says otherwise: declaring a key again to
         // change its summary must not unmask it.
-        try store.transaction { _ in
-            declaration.isSecret = try secret ?? (store.declaration(for: key)?.isSecret ?? false)
-            try store.declare(declaration)
+        var wasSecret = false
+        do {
+            try store.transaction { _ in
+                wasSecret = try store.declaration(for: key)?.isSecret ?? false
+                declaration.isSecret = secret ?? wasSecret
+                try store.declare(declaration)
+            }
+        } catch let error as DefaultsError where error.code == .declarationConflict && (wasSecret || declaration.isSecret) {
+            // The library's message quotes the stored value; a secret's is not repeated.
+            throw PrefsError("key \(ValueFormatting.quoted(key)) holds a value that the declaration as \(declaration.type) refuses; nothing was changed")
         }
     }
 }

@@ -157,6 +157,17 @@ struct SecretTests {
         #expect(!dump.contains(Self.older), "an overwritten secret is kept in plain text")
     }
 
+    @Test("a refused declaration or write of a secret key does not repeat its value on standard error")
+    func errorsDoNotRepeatIt() async throws {
+        let directory = try TemporaryDirectory()
+        let database = try await Self.database(in: directory)
+        let declare = try await Prefs.fail(["--db", database, "declare", "api.token", "--type", "int"])
+        #expect(!declare.contains(Self.plaintext) && declare.contains("nothing was changed"), "\(declare)")
+        try await Prefs.succeed(["--db", database, "declare", "pin", "--type", "string", "--allowed", "a,b", "--secret"])
+        let write = try await Prefs.fail(["--db", database, "write", "pin", "typed-PLAINTEXT"])
+        #expect(!write.contains("typed-PLAINTEXT") && write.contains("nothing was written"), "\(write)")
+    }
+
     @Test("declaring again keeps a key secret; --no-secret and undeclare make later changes plain, earlier ones stay masked")
     func redeclareAndUndeclare() async throws {
         let directory = try TemporaryDirectory()
