@@ -26,7 +26,7 @@ struct WriteCommand: ParsableCommand {
             The history records the change with its actor ($PREFS_ACTOR, else your login \
             name) and --reason, if given (at most 16,384 bytes; longer exits 1 and writes \
             nothing). --if-seq N writes only when the key is still at version N (the `seq` of \
-            its newest change in `prefs history`, as `describe` and `history --json` show it; \
+            its newest change, as `prefs history KEY --limit 1 --json` shows it; \
             0: no change of it is kept, so the write only creates it): the check and the write \
             are one transaction, and when another writer got there first it exits 3 with one \
             line naming the key's version now, and writes nothing. A secret key's value (see \
