@@ -14,6 +14,11 @@ import SQLiteDefaults
 /// that are not known are left out. A key declared in the file gets `"type": "TYPE"` (the
 /// CLI's word for its declared type, as the declaration stands now; declarations have no
 /// history); an undeclared key's entries have no `type`.
+///
+/// `actor` and `reason` (who the change was made for, and why) follow `writer` at the top level,
+/// each left out when unknown. A change of a secret key has `"value": null`, `"secret": true`
+/// and, when the history has it, `"digest": "<hex>"` (equal digests: equal values); its value
+/// is never printed.
 package enum HistoryFormat {
     /// One entry as one line of compact JSON; `declaredType` is the key's declared type, if any.
     package static func json(_ entry: DefaultsHistoryEntry<SQLiteValue>, declaredType: DefaultsValueKind? = nil) -> String {
@@ -24,9 +29,13 @@ package enum HistoryFormat {
         if let declaredType { members.append(#""type":"\#(declaredType.rawValue)""#) }
         members.append(#""value":\#(entry.value.written.map(ExportFormat.encode) ?? "null")"#)
         if let omitted = entry.omittedByteCount { members.append(#""omitted":\#(omitted)"#) }
+        if case .secret(let digest) = entry.value {
+            members.append(#""secret":true"#)
+            if let digest { members.append(#""digest":\#(ExportFormat.quote(digest))"#) }
+        }
         members.append(#""time":"\#(ISO8601.format(millisecondsSince1970: milliseconds(entry.date)))""#)
         members.append(#""writer":\#(json(entry.writer))"#)
-        return "{" + members.joined(separator: ",") + "}"
+        return "{" + members.joined(separator: ",") + Attribution.jsonMembers(entry.writer) + "}"
     }
 
     /// The declared type of each key of `entries` that `store` declares (none read when there
@@ -59,7 +68,10 @@ package enum HistoryFormat {
     }
 
     /// One entry as a human line: `SEQ TIME KEY = VALUE (CLASS) by WRITER`, or `… KEY removed by
-    /// WRITER`, or `… KEY = (N bytes, not kept) by WRITER`. A declared key's line names its
+    /// WRITER`, or `… KEY = (N bytes, not kept) by WRITER`, or for a secret key `… KEY = (secret,
+    /// digest 1a2b3c4d5e6f) by WRITER` (the digest's first 12 hex digits; `(secret)` without
+    /// one). The actor and reason follow: `… by WRITER for alice: "INC-4711"` (see
+    /// ``Attribution/text(_:)``). A declared key's line names its
     /// type after the key: `… timeout [int] = 45 (integer) by …`, and a declared bool's value
     /// is `true` or `false`; a declaration of a type this tool does not know (`unknownType`)
     /// shows as `… mode [unknown type "xyz"] = …`.
@@ -72,14 +84,23 @@ package enum HistoryFormat {
             head += " [unknown type \(ExportFormat.quote(unknownType))]"
         }
         let change: String
-        if let omitted = entry.omittedByteCount {
+        if case .secret(let digest) = entry.value {
+            change = "= " + secretText(digest: digest)
+        } else if let omitted = entry.omittedByteCount {
             change = "= (\(omitted) bytes, not kept)"
         } else if let value = entry.value.written {
             change = "= \(ValueFormatting.displayRepresentation(value, declaredType: declaredType)) (\(value.storageClass))"
         } else {
             change = "removed"
         }
-        return "\(head) \(change) by \(text(entry.writer))"
+        return "\(head) \(change) by \(text(entry.writer))" + Attribution.text(entry.writer)
+    }
+
+    /// A secret's value as the human lines show it: `(secret)`, or `(secret, digest 1a2b3c4d5e6f)`
+    /// with the first 12 hex digits of its digest.
+    package static func secretText(digest: String?) -> String {
+        guard let digest, !digest.isEmpty else { return "(secret)" }
+        return "(secret, digest \(ValueFormatting.escaped(String(digest.prefix(12)))))"
     }
 
     /// A writer in words: `library prefs pid 1234 ada@build-7`, `sql`, `fleet from build-7`.

@@ -3,7 +3,7 @@ import ArgumentParser
 import PrefsFormats
 import SQLiteDefaults
 
-/// `prefs declare KEY --type TYPE [--default VALUE] [--summary TEXT] [--allowed V1,V2,…] [--allow V]…`
+/// `prefs declare KEY --type TYPE [--default VALUE] [--summary TEXT] [--allowed V1,V2,…] [--allow V]… [--secret | --no-secret]`
 struct DeclareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "declare",
@@ -17,7 +17,14 @@ struct DeclareCommand: ParsableCommand {
             --allowed takes a comma-separated list whose entries are refused when empty or \
             padded with spaces ("light,dark", not "light, dark"); --allow takes one value as it \
             is, and may be repeated, for a value with a comma, a space at either end, or the \
-            empty string. Both may be given; the values are kept in order, each once.
+            empty string. Both may be given; the values are kept in order, each once. \
+            --secret declares the key's value a secret: `read` and `export --include-secrets` \
+            still print it, every other output masks it (`list`, `list --json`, `watch`, \
+            `history`, `describe`, `export`), and the file's history keeps only a keyed digest \
+            of each value it had, never the value; declaring a key secret scrubs the values of \
+            its earlier history entries. Declaring a secret key again without --secret keeps it \
+            secret; --no-secret makes its later changes plain again (the entries already masked \
+            stay masked), as `undeclare` does.
             """
     )
 
@@ -40,6 +47,9 @@ struct DeclareCommand: ParsableCommand {
 
     @Option(name: .customLong("allow"), help: ArgumentHelp("One more allowed value, taken as it is (commas and spaces included); repeatable.", valueName: "value"))
     var allow: [String] = []
+
+    @Flag(inversion: .prefixedNo, help: "Whether the key's value is a secret, masked in every output but `read` (default: as declared, else no).")
+    var secret: Bool?
 
     func validate() throws {
         if key.isEmpty { throw ValidationError("the key must not be empty") }
@@ -91,9 +101,21 @@ struct DeclareCommand: ParsableCommand {
     }
 
     func run() throws {
-        let declaration = try declaration()
+        var declaration = try declaration()
         let store = try storeOptions.openForWriting()
-        try store.declare(declaration)
+        // A secret stays secret unless --no-secret says otherwise: declaring a key again to
+        // change its summary must not unmask it.
+        var wasSecret = false
+        do {
+            try store.transaction { _ in
+                wasSecret = try store.declaration(for: key)?.isSecret ?? false
+                declaration.isSecret = secret ?? wasSecret
+                try store.declare(declaration)
+            }
+        } catch let error as DefaultsError where error.code == .declarationConflict && (wasSecret || declaration.isSecret) {
+            // The library's message quotes the stored value; a secret's is not repeated.
+            throw PrefsError("key \(ValueFormatting.quoted(key)) holds a value that the declaration as \(declaration.type) refuses; nothing was changed")
+        }
     }
 }
 
@@ -102,7 +124,12 @@ struct UndeclareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "undeclare",
         abstract: "Remove a key's declaration; its value stays, and any value is accepted again.",
-        discussion: "A key that is not declared exits with status 1."
+        discussion: """
+            A key that is not declared exits with status 1. Undeclaring a secret key makes it \
+            plain from then on: its history entries written while it was secret stay masked \
+            (the history never had those values), and its later changes are recorded, listed \
+            and watched with their values.
+            """
     )
 
     @OptionGroup var storeOptions: StoreOptions

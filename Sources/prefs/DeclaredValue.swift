@@ -18,6 +18,9 @@ enum DeclaredValue {
         do {
             stored = try (explicitType ?? declaredType).parse(text)
         } catch {
+            if declaration.isSecret {
+                throw PrefsError("\(lead): the value does not parse as \(explicitType ?? declaredType); nothing was written")
+            }
             if let explicitType, explicitType != declaredType {
                 throw PrefsError("\(lead); --type \(explicitType.rawValue) does not fit it: \(error.message); nothing was written")
             }
@@ -29,7 +32,9 @@ enum DeclaredValue {
             }
             var reason = "\(lead)"
             if let allowed = declaration.allowedValues { reason += " (allowed: \(allowed.joined(separator: ", ")))" }
-            throw PrefsError("\(reason): \(ValueFormatting.quoted(text)) is refused; nothing was written")
+            // A secret's value is not repeated, not even on standard error.
+            let shown = declaration.isSecret ? "the value" : ValueFormatting.quoted(text)
+            throw PrefsError("\(reason): \(shown) is refused; nothing was written")
         }
         return stored
     }

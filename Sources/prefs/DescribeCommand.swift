@@ -16,7 +16,11 @@ struct DescribeCommand: ParsableCommand {
             "default" absent when there is none. A declaration whose type prefs does not know \
             (written past the table's CHECK by a SQL client) is shown as such, `unknown type \
             "T"` (in JSON "type": "T" with "unknownType": true): the database refuses every \
-            value for it until it is undeclared or declared again.
+            value for it until it is undeclared or declared again. A secret key \
+            (`declare --secret`) shows neither its value nor its default: the text reads \
+            `secret   yes` and `(secret)` for each that is there; in JSON "secret": true, with \
+            "default" and "value" null when there is one (absent when there is none). \
+            `prefs read` prints its value.
             """
     )
 
@@ -65,7 +69,10 @@ struct DescribeCommand: ParsableCommand {
             switch item.declared {
             case .known(let declaration):
                 fields = ["\"type\": " + ExportFormat.quote(declaration.type.rawValue)]
-                if let defaultValue = declaration.defaultValue { fields.append("\"default\": " + ExportFormat.encode(defaultValue)) }
+                if declaration.isSecret { fields.append("\"secret\": true") }
+                if let defaultValue = declaration.defaultValue {
+                    fields.append("\"default\": " + (declaration.isSecret ? "null" : ExportFormat.encode(defaultValue)))
+                }
                 if let summary = declaration.summary { fields.append("\"summary\": " + ExportFormat.quote(summary)) }
                 if let allowed = declaration.allowedValues {
                     fields.append("\"allowed\": [" + allowed.map(ExportFormat.quote).joined(separator: ", ") + "]")
@@ -73,7 +80,11 @@ struct DescribeCommand: ParsableCommand {
             case .unknown(_, let type):
                 fields = ["\"type\": " + ExportFormat.quote(type), "\"unknownType\": true"]
             }
-            if let value = item.value { fields.append("\"value\": " + ExportFormat.encode(value)) }
+            if let value = item.value {
+                let masked: Bool
+                if case .known(let declaration) = item.declared { masked = declaration.isSecret } else { masked = false }
+                fields.append("\"value\": " + (masked ? "null" : ExportFormat.encode(value)))
+            }
             return "  " + ExportFormat.quote(item.declared.key) + ": {" + fields.joined(separator: ", ") + "}"
         }
         return "{\n" + members.joined(separator: ",\n") + "\n}\n"
@@ -92,10 +103,13 @@ struct DescribeCommand: ParsableCommand {
                 output += "  value    " + (value.map(ValueFormatting.displayRepresentation) ?? "unset") + "\n"
                 continue
             }
-            let shown = { (value: SQLiteValue) in ValueFormatting.displayRepresentation(value, declaredType: declaration.type) }
+            let shown = { (value: SQLiteValue) in
+                declaration.isSecret ? "(secret)" : ValueFormatting.displayRepresentation(value, declaredType: declaration.type)
+            }
             var type = declaration.type.rawValue
             if let swiftType = declaration.swiftType { type += " (Swift \(ValueFormatting.escaped(swiftType)))" }
             output += "  type     \(type)\n"
+            if declaration.isSecret { output += "  secret   yes\n" }
             output += "  default  " + (declaration.defaultValue.map(shown) ?? "none") + "\n"
             output += "  value    " + (value.map(shown) ?? "unset") + "\n"
             if let summary = declaration.summary { output += "  summary  " + ValueFormatting.escaped(summary) + "\n" }

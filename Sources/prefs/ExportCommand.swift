@@ -20,7 +20,11 @@ struct ExportCommand: ParsableCommand {
             export keeps the old one; a new FILE is readable by its owner only, like the \
             database, an existing one keeps its permissions. A symbolic link is written \
             through to its target; a FIFO, character device or socket (/dev/stdout) is \
-            written as a stream; a directory is refused. A failed write exits 1.
+            written as a stream; a directory is refused. A failed write exits 1. \
+            A secret key (`declare --secret`) is left out, with a note on standard error naming \
+            it, so the file never holds its value, and importing that file leaves the stored \
+            secret as it is; --include-secrets writes it like any other key (an import of that \
+            file restores it). Declarations are not exported.
             """
     )
 
@@ -29,16 +33,30 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Where to write the JSON (default: standard output; - also means standard output).", valueName: "file"))
     var file: String?
 
+    @Flag(help: "Include the values of secret keys (left out by default).")
+    var includeSecrets = false
+
     func run() throws {
         let store = try storeOptions.openExisting()
-        let entries = try store?.allEntries() ?? []
+        var entries = try store?.allEntries() ?? []
         if let key = try store?.keysNotValidUTF8().first { throw PrefsError.keyNotInJSON(key) }
-        let json = ExportFormat.encodeObject(entries)
-        guard let file, file != "-" else {
-            try Console.out(json)
-            return
+        var leftOut: [String] = []
+        if !includeSecrets {
+            let secrets = Set(try (store?.declarations() ?? []).filter(\.isSecret).map(\.key))
+            leftOut = entries.map(\.key).filter(secrets.contains)
+            entries.removeAll { secrets.contains($0.key) }
         }
-        try OutputFile.write(Array((json + "\n").utf8), to: file)
+        let json = ExportFormat.encodeObject(entries)
+        if let file, file != "-" {
+            try OutputFile.write(Array((json + "\n").utf8), to: file)
+        } else {
+            try Console.out(json)
+        }
+        if !leftOut.isEmpty {
+            let names = leftOut.map(ValueFormatting.quoted).joined(separator: ", ")
+            let what = leftOut.count == 1 ? "secret key" : "\(leftOut.count) secret keys"
+            Console.err("prefs: note: left out \(what) \(names); --include-secrets exports \(leftOut.count == 1 ? "it" : "them")")
+        }
     }
 }
 #endif

@@ -21,7 +21,14 @@ struct HistoryCommand: ParsableCommand {
             declared key (a type prefs does not know shows as [unknown type "T"] in the text, \
             and has no "type" in JSON); a declared bool's value reads false or true in the text. \
             A TEXT or BLOB over 16,384 bytes is kept by its \
-            size only: `(N bytes, not kept)`, or "value": null with "omitted": N.
+            size only: `(N bytes, not kept)`, or "value": null with "omitted": N. \
+            Who a change was made for and why (`write --reason`, $PREFS_ACTOR) end its line as \
+            ` for alice: "why"` (the reason on one line, escaped, cut after 200 characters) and \
+            are "actor" and "reason" in JSON, each absent when unknown. A change of a secret key \
+            (`declare --secret`) never shows its value: `= (secret, digest 1a2b3c4d5e6f)` (the \
+            first 12 hex digits of a keyed digest: equal digests, equal values), in JSON \
+            "value": null, "secret": true and "digest" (absent when a SQL client wrote it). \
+            Entries written while a key was secret stay masked after `undeclare`.
             """
     )
 

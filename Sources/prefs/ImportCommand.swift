@@ -14,7 +14,11 @@ struct ImportCommand: ParsableCommand {
             prints. It is checked completely first, then applied in one transaction: either \
             every key is set or, on any error, none is. Keys the file does not name are left \
             as they are; a key whose value is null is removed. Hand-written files may also use \
-            true/false (stored as INTEGER 1/0). Use - to read standard input.
+            true/false (stored as INTEGER 1/0). Use - to read standard input. The history \
+            records every change with its actor ($PREFS_ACTOR, else your login name) and \
+            --reason, if given. An export made without --include-secrets has no entry for a \
+            secret key, so importing it leaves the stored secret as it is; one made with \
+            --include-secrets restores it (its history entry keeps only a digest).
             """
     )
 
@@ -23,7 +27,10 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The JSON file to import, or - for standard input.", valueName: "file"))
     var file: String
 
+    @OptionGroup var attribution: AttributionOptions
+
     func run() throws {
+        let attributed = try attribution.resolved()
         let bytes = try readInput()
         let document: JSONDocument
         do {
@@ -39,7 +46,7 @@ struct ImportCommand: ParsableCommand {
         }
 
         let store = try storeOptions.openForWriting()
-        try store.transaction { transaction in
+        try store.transaction(attributed) { transaction in
             for entry in entries {
                 if let value = entry.value {
                     try transaction.set(value, for: rowKey(entry.key))

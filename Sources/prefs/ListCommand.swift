@@ -16,7 +16,10 @@ struct ListCommand: ParsableCommand {
             with [declared TYPE], and a declared bool shows false or true for its 0 or 1; a \
             declaration whose type prefs does not know ends with [declared unknown type "T"] \
             (the database refuses every value for it). With --declared, declared keys that are unset are listed too, \
-            as `unset` with their default. --json prints stored values only, as stored.
+            as `unset` with their default. --json prints stored values only, as stored. \
+            A secret key's value is never shown (`prefs read` prints it): its line reads \
+            `(secret)` and ends with [declared TYPE, secret], an unset one's default reads \
+            `(secret default)`, and --json leaves the key out, as `export` does.
             """
     )
 
@@ -32,9 +35,10 @@ struct ListCommand: ParsableCommand {
         let store = try storeOptions.openExisting()
         let entries = try store?.allEntries() ?? []
         let invalidKeys = try store?.keysNotValidUTF8() ?? []
+        let declarations = Dictionary(try store?.declarations().map { ($0.key, $0) } ?? [], uniquingKeysWith: { first, _ in first })
         if json {
             if let key = invalidKeys.first { throw PrefsError.keyNotInJSON(key) }
-            try Console.out(ExportFormat.encodeObject(entries))
+            try Console.out(ExportFormat.encodeObject(entries.filter { declarations[$0.key]?.isSecret != true }))
             return
         }
         // A key that is not valid UTF-8 reaches us with U+FFFD for its invalid bytes: show the
@@ -44,16 +48,16 @@ struct ListCommand: ParsableCommand {
             let replaced = String(decoding: bytes, as: UTF8.self)
             if store?.contains(rowKey(replaced)) == false { shownKeys[replaced] = ValueFormatting.escaped(invalidUTF8: bytes) }
         }
-        let declarations = Dictionary(try store?.declarations().map { ($0.key, $0) } ?? [], uniquingKeysWith: { first, _ in first })
         let unknownTypes = try store?.declarationsOfUnknownType() ?? [:]
         var rows = entries.map {
             (key: $0.key, shown: shownKeys[$0.key] ?? ValueFormatting.escaped($0.key), storageClass: $0.value.storageClass,
-             value: ValueFormatting.displayRepresentation($0.value, declaredType: declarations[$0.key]?.type))
+             value: declarations[$0.key]?.isSecret == true ? "(secret)"
+                : ValueFormatting.displayRepresentation($0.value, declaredType: declarations[$0.key]?.type))
         }
         if declared {
             let stored = Set(entries.map(\.key))
             for declaration in declarations.values where !stored.contains(declaration.key) {
-                let shownDefault = declaration.defaultValue.map {
+                let shownDefault = declaration.isSecret && declaration.defaultValue != nil ? "(secret default)" : declaration.defaultValue.map {
                     "(default " + ValueFormatting.displayRepresentation($0, declaredType: declaration.type) + ")"
                 } ?? "(no default)"
                 rows.append((declaration.key, ValueFormatting.escaped(declaration.key), "unset", shownDefault))
@@ -69,7 +73,7 @@ struct ListCommand: ParsableCommand {
             var columns = row.value.isEmpty ? [row.shown.padding(to: keyWidth), row.storageClass]
                 : [row.shown.padding(to: keyWidth), row.storageClass.padding(to: 7), row.value]
             if let declaration = declarations[row.key] {
-                columns.append("[declared \(declaration.type)]")
+                columns.append(declaration.isSecret ? "[declared \(declaration.type), secret]" : "[declared \(declaration.type)]")
             } else if let unknown = unknownTypes[row.key] {
                 columns.append("[declared unknown type \(ExportFormat.quote(unknown))]")
             }

@@ -49,24 +49,31 @@ final class ReplacedFileFollower {
         return { continuation.finish() }
     }
 
-    /// Hands `handle` every committed change of a followed key, in order, until ``stop`` is
-    /// called; after a replacement, first every key that differs in the new file.
+    /// Hands `handle` every committed change of a followed key, in order, with whether the
+    /// key is declared secret now, until ``stop`` is called; after a replacement, first every
+    /// key that differs in the new file.
     /// - Throws: what `handle` throws; ``PrefsError`` when the file was deleted or its
     ///   replacement cannot be opened.
-    func run(_ handle: (AnyDefaultsChange) throws -> Void) async throws {
+    func run(_ handle: (AnyDefaultsChange, _ isSecret: Bool) throws -> Void) async throws {
         defer { detach() }
         for await event in events {
             switch event {
             case .change(let change):
                 guard follows(change.key) else { continue }
                 known[change.key] = change.newValue
-                try handle(change)
+                try handle(change, isSecret(change.key))
             case .failure(let error) where error.code == .databaseReplaced:
-                for change in try reopen() { try handle(change) }
+                for change in try reopen() { try handle(change, isSecret(change.key)) }
             case .failure:
                 continue  // a failed write of this store: a follower writes nothing
             }
         }
+    }
+
+    /// Whether `key` is declared secret in the file now; when the declarations cannot be read,
+    /// true, so that a value is masked rather than shown by mistake.
+    private func isSecret(_ key: String) -> Bool {
+        do { return try store.declaration(for: key)?.isSecret ?? false } catch { return true }
     }
 
     /// Opens the file now at ``path`` in place of the replaced one.

@@ -14,7 +14,9 @@ struct RevertCommand: ParsableCommand {
             the history records. Exits 1 with one line when there is nothing to go back to \
             (no earlier change in the history), when SEQ is not a change of KEY, or when that \
             value was too large for the history to keep. Reading the history and writing happen \
-            in one transaction.
+            in one transaction, recorded with its actor ($PREFS_ACTOR, else your login name) \
+            and --reason, if given. A secret key's earlier value is opened from the history's \
+            sealed copy and written back without being printed anywhere.
             """
     )
 
@@ -26,17 +28,20 @@ struct RevertCommand: ParsableCommand {
     @Option(name: .customLong("to"), help: "The change (its sequence number in `prefs history`) whose value to write back.")
     var sequence: Int64?
 
+    @OptionGroup var attribution: AttributionOptions
+
     func validate() throws {
         if key.isEmpty { throw ValidationError("the key must not be empty") }
     }
 
     func run() throws {
         let quoted = ValueFormatting.quoted(key)
+        let attributed = try attribution.resolved()
         guard let store = try storeOptions.openExistingForWriting() else {
             throw PrefsError("nothing to go back to: the history has no change of key \(quoted)")
         }
         let row = rowKey(key)
-        try store.transaction { transaction in
+        try store.transaction(attributed) { transaction in
             let target: DefaultsHistoryEntry<SQLiteValue>
             if let sequence {
                 guard let found = try store.history(keys: [key], limit: .max).first(where: { $0.sequence == sequence }) else {

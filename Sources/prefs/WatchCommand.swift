@@ -24,7 +24,11 @@ struct WatchCommand: AsyncParsableCommand {
             "writer": {"kind": "library"|"sql"|"fleet", "pid", "program", "user", "host"}}, \
             the value in the export format, null when the key was removed; writer fields absent \
             when unknown, and "writer" itself when the writer is not known at all (after a \
-            replaced file or a full comparison). \
+            replaced file or a full comparison); "actor" and "reason" (who the change was made \
+            for, and why; see `write --reason`) follow, each absent when unknown, and end a \
+            human line as ` for alice: "why"` (the reason on one line, escaped). A change of a \
+            secret key (`declare --secret`) says that it changed, never to what: \
+            `<key> = (secret)`, in JSON "value": null with "secret": true. \
             Stops and exits 0 on SIGINT (Ctrl-C) or SIGTERM.
             """
     )
@@ -59,25 +63,11 @@ struct WatchCommand: AsyncParsableCommand {
             Console.err("Watching \(what) in \(path). Press Ctrl-C to stop.")
         }
         let json = self.json
-        try await follower.run { change in
-            try Console.out(Self.line(for: change, receivedAt: Date(), json: json))
+        try await follower.run { change, isSecret in
+            try Console.out(WatchFormat.line(for: change, receivedAt: Date(), json: json, isSecret: isSecret))
         }
         withExtendedLifetime(trap) {}
     }
 
-    /// One output line for a change.
-    static func line(for change: AnyDefaultsChange, receivedAt date: Date, json: Bool) -> String {
-        let time = ISO8601.format(secondsSince1970: date.timeIntervalSince1970)
-        if json {
-            let value = change.newValue.map(ExportFormat.encode) ?? "null"
-            let writer = change.writer.map { #","writer":"# + HistoryFormat.json($0) } ?? ""
-            return #"{"key":\#(ExportFormat.quote(change.key)),"value":\#(value),"origin":"\#(change.origin.rawValue)","time":"\#(time)"\#(writer)}"#
-        }
-        let key = ValueFormatting.escaped(change.key)
-        guard let value = change.newValue, value != .null else {
-            return "\(time) \(change.origin.rawValue) \(key) removed"
-        }
-        return "\(time) \(change.origin.rawValue) \(key) = \(ValueFormatting.displayRepresentation(value)) (\(value.storageClass))"
-    }
 }
 #endif

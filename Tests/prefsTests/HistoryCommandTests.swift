@@ -23,7 +23,7 @@ struct HistoryCommandTests {
         #expect(entries.count == 3)
         #expect(entries.map { $0["key"] as? String } == ["name", "timeout", "timeout"])
         let newestTimeout = entries[1]
-        #expect(Set(newestTimeout.keys) == ["seq", "key", "value", "time", "writer"])
+        #expect(Set(newestTimeout.keys) == ["seq", "key", "value", "time", "writer", "actor"])
         #expect((newestTimeout["value"] as? NSNumber)?.int64Value == 45)
         let seqs = entries.compactMap { ($0["seq"] as? NSNumber)?.int64Value }
         #expect(seqs.count == 3 && seqs == seqs.sorted(by: >))
@@ -48,7 +48,7 @@ struct HistoryCommandTests {
         let entries = try await history(database)
         #expect(entries.map { $0["key"] as? String } == ["name", "timeout"])
         #expect(entries[1]["type"] as? String == "int")
-        #expect(Set(entries[0].keys) == ["seq", "key", "value", "time", "writer"], "an undeclared key has no type")
+        #expect(Set(entries[0].keys) == ["seq", "key", "value", "time", "writer", "actor"], "an undeclared key has no type")
         let text = try await Prefs.succeed(["--db", database, "history"])
         let lines = text.split(separator: "\n")
         #expect(lines.count == 2)
