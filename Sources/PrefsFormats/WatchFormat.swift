@@ -36,4 +36,35 @@ package enum WatchFormat {
         if isSecret { return "\(time) \(change.origin.rawValue) \(key) = (secret)" + attribution }
         return "\(time) \(change.origin.rawValue) \(key) = \(ValueFormatting.displayRepresentation(value)) (\(value.storageClass))" + attribution
     }
+
+    /// One output line for a change read from the history (`watch` follows the change feed):
+    /// as ``line(for:receivedAt:json:isSecret:)``, with the change's own commit time, its
+    /// history sequence (`"seq"`, in JSON), and what the
+    /// history says of a secret (masked) or a value too large to keep (its size).
+    package static func line(for entry: DefaultsHistoryEntry<SQLiteValue>, json: Bool) -> String {
+        let time = ISO8601.format(millisecondsSince1970: HistoryFormat.milliseconds(entry.date))
+        if json {
+            var value: String
+            switch entry.value {
+            case .value(let stored), .undecodable(let stored): value = ExportFormat.encode(stored)
+            case .removed: value = "null"
+            case .secret: value = #"null,"secret":true"#
+            case .tooLargeToKeep(let bytes): value = #"null,"omitted":\#(bytes)"#
+            }
+            // "seq" between the fields a line had before it existed, leaving the line's start (up
+            // to "time") and end ("writer", then "actor" and "reason") as they were for readers
+            // that match them.
+            return #"{"key":\#(ExportFormat.quote(entry.key)),"value":\#(value),"origin":"external","time":"\#(time)","seq":\#(entry.sequence),"writer":\#(HistoryFormat.json(entry.writer))"#
+                + Attribution.jsonMembers(entry.writer) + "}"
+        }
+        let head = "\(time) external \(ValueFormatting.escaped(entry.key))"
+        let attribution = Attribution.text(entry.writer)
+        switch entry.value {
+        case .value(let stored), .undecodable(let stored):
+            return head + " = \(ValueFormatting.displayRepresentation(stored)) (\(stored.storageClass))" + attribution
+        case .removed: return head + " removed" + attribution
+        case .secret: return head + " = (secret)" + attribution
+        case .tooLargeToKeep(let bytes): return head + " = (\(bytes) bytes, too large for the history to keep)" + attribution
+        }
+    }
 }

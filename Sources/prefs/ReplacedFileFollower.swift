@@ -15,13 +15,34 @@ final class ReplacedFileFollower {
     /// What the follower hears from its current store.
     private enum Event: Sendable {
         case change(AnyDefaultsChange)
+        case entry(DefaultsHistoryEntry<SQLiteValue>)
         case failure(DefaultsError)
+        /// The change feed ended with this error (compacted history, a rewound file, …).
+        case feedFailure(DefaultsError)
+    }
+
+    /// Where a followed change feed starts.
+    enum FeedStart {
+        /// After the newest change the history holds when the file is opened.
+        case newest
+        /// After this history sequence.
+        case after(Int64)
+    }
+
+    /// What ``run(_:)`` hands over: a change from the history's feed, or, after the file was
+    /// replaced, a key whose value differs in the new file (no history entry says so).
+    enum Delivered {
+        case entry(DefaultsHistoryEntry<SQLiteValue>)
+        case change(AnyDefaultsChange, isSecret: Bool)
     }
 
     /// The database file's path, as the command was given it.
     let path: String
     private let configuration: DefaultsStore.Configuration
     private let follows: @Sendable (String) -> Bool
+    /// With a position, changes come from the history's feed, every one after it, never
+    /// coalesced; without, from the store's observers (the newest value).
+    private var position: Int64?
     private var store: DefaultsStore
     private var pumps: [Task<Void, Never>] = []
     /// The last value seen of every followed key (a missing key: no row).
@@ -32,7 +53,11 @@ final class ReplacedFileFollower {
     /// Opens the store at `path` (creating it when missing) and starts listening.
     /// - Parameter follows: whether a key's changes are wanted.
     /// - Throws: `DefaultsError` when the file cannot be opened or read.
-    init(path: String, configuration: DefaultsStore.Configuration, follows: @escaping @Sendable (String) -> Bool) throws {
+    /// - Parameter feed: follow the history's change feed (every change, never coalesced) from
+    ///   this position, or from the newest change when it is `.newest`; nil follows the store's
+    ///   observers.
+    init(path: String, configuration: DefaultsStore.Configuration, feed: FeedStart? = nil,
+         follows: @escaping @Sendable (String) -> Bool) throws {
         self.path = path
         self.configuration = configuration
         self.follows = follows
@@ -40,6 +65,11 @@ final class ReplacedFileFollower {
         self.events = events
         self.continuation = continuation
         store = try StoreOptions.store(at: path, configuration: configuration)
+        switch feed {
+        case .newest?: position = try store.newestSequence()
+        case .after(let sequence)?: position = sequence
+        case nil: position = nil
+        }
         try attach()
     }
 
@@ -49,23 +79,43 @@ final class ReplacedFileFollower {
         return { continuation.finish() }
     }
 
-    /// Hands `handle` every committed change of a followed key, in order, with whether the
-    /// key is declared secret now, until ``stop`` is called; after a replacement, first every
-    /// key that differs in the new file.
+    /// Hands `handle` every committed change of a followed key, in order, until ``stop`` is
+    /// called; after a replacement, first every key that differs in the new file (with whether
+    /// it is declared secret now).
     /// - Throws: what `handle` throws; ``PrefsError`` when the file was deleted or its
-    ///   replacement cannot be opened.
-    func run(_ handle: (AnyDefaultsChange, _ isSecret: Bool) throws -> Void) async throws {
+    ///   replacement cannot be opened, or the feed ended (the history was compacted past the
+    ///   position, or the file went back to an older state).
+    func run(_ handle: (Delivered) throws -> Void) async throws {
         defer { detach() }
         for await event in events {
             switch event {
             case .change(let change):
                 guard follows(change.key) else { continue }
                 known[change.key] = change.newValue
-                try handle(change, isSecret(change.key))
+                try handle(.change(change, isSecret: isSecret(change.key)))
+            case .entry(let entry):
+                position = entry.sequence
+                guard follows(entry.key) else { continue }
+                switch entry.value {
+                case .value(let stored), .undecodable(let stored): known[entry.key] = stored
+                case .removed: known[entry.key] = nil
+                case .secret, .tooLargeToKeep:
+                    known[entry.key] = try? store.value(for: DefaultsKey<SQLiteValue?>(entry.key))
+                }
+                try handle(.entry(entry))
             case .failure(let error) where error.code == .databaseReplaced:
-                for change in try reopen() { try handle(change, isSecret(change.key)) }
+                for change in try reopen() { try handle(.change(change, isSecret: isSecret(change.key))) }
+            case .feedFailure(let error) where error.code == .databaseReplaced || error.code == .closed:
+                continue  // the store's own report of the replacement (above) reopens it
             case .failure:
                 continue  // a failed write of this store: a follower writes nothing
+            case .feedFailure(let error) where error.code == .historyCompacted:
+                let oldest = error.oldestKeptSequence.map { " is \($0)" } ?? " is later"
+                throw PrefsError("the history was compacted: the changes after \(position ?? 0) are no longer kept (the oldest change kept\(oldest)); start again with --since \(max((error.oldestKeptSequence ?? 1) - 1, 0))")
+            case .feedFailure(let error) where error.code == .historyRewound:
+                throw PrefsError("the history has no change \(position ?? 0): its newest change is older (a sequence in the future, of another file, or the file went back to an older state)")
+            case .feedFailure(let error):
+                throw PrefsError("reading the history failed: \(error.message)")
             }
         }
     }
@@ -85,6 +135,8 @@ final class ReplacedFileFollower {
         }
         do {
             store = try StoreOptions.store(at: path, configuration: configuration)
+            // The new file's history is another file's: its feed starts at its newest change.
+            if position != nil { position = try store.newestSequence() }
             let old = known
             try attach()
             Console.err("prefs: \(ValueFormatting.escaped(path)) was replaced by another file; now following the new one")
@@ -100,13 +152,24 @@ final class ReplacedFileFollower {
 
     /// Listens to the current store, then reads what it holds now.
     private func attach() throws {
-        let changes = store.changes()
         let failures = store.reportedErrors()
         let continuation = self.continuation
-        pumps = [
-            Task { for await change in changes { continuation.yield(.change(change)) } },
-            Task { for await failure in failures { continuation.yield(.failure(failure)) } },
-        ]
+        pumps = [Task { for await failure in failures { continuation.yield(.failure(failure)) } }]
+        if let position {
+            let feed = store.changes(since: position)
+            pumps.append(Task {
+                do {
+                    for try await entry in feed { continuation.yield(.entry(entry)) }
+                } catch let error as DefaultsError {
+                    continuation.yield(.feedFailure(error))
+                } catch {
+                    continuation.yield(.feedFailure(DefaultsError(.sqlite, "\(error)")))
+                }
+            })
+        } else {
+            let changes = store.changes()
+            pumps.append(Task { for await change in changes { continuation.yield(.change(change)) } })
+        }
         known = [:]
         for entry in try store.entries() where entry.value != .null && follows(entry.key) {
             known[entry.key] = entry.value

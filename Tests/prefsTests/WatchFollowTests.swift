@@ -1,5 +1,6 @@
 #if Prefs
 import Foundation
+import SQLiteDefaults
 import Testing
 
 #if canImport(Glibc)
@@ -57,7 +58,7 @@ struct WatchFollowTests {
         #expect(lines.count == 1 && lines.first?.hasPrefix("prefs: ") == true, "\(lines)")
     }
 
-    @Test("a watcher stopped with SIGSTOP prints, once resumed, the newest value of what committed meanwhile")
+    @Test("a watcher stopped with SIGSTOP prints, once resumed, every change that committed meanwhile, in order")
     func resumedWatcherHearsWhatCommitted() async throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("db.sqlite")
@@ -68,11 +69,68 @@ struct WatchFollowTests {
         let updates = (1...100).map { "UPDATE defaults SET value = \($0) WHERE key = 'n';" }.joined(separator: " ")
         try await SQLite3.run(database, updates)
         watcher.child.send(SIGCONT)
-        #expect(await watcher.output.wait(timeout: .seconds(20)) { $0.hasSuffix(" n = 100 (integer)") } != nil, "\(watcher.output.all)")
-        // What was printed is in commit order: never an older value after a newer one.
+        #expect(await watcher.output.wait(timeout: .seconds(60)) { $0.hasSuffix(" n = 100 (integer)") } != nil, "\(watcher.output.all)")
+        // One line per change, none merged, in commit order.
         let values = watcher.output.all.compactMap { $0.split(separator: " ").dropFirst(4).first.flatMap { Int($0) } }
-        #expect(values == values.sorted(), "\(values)")
+        #expect(values == Array(1...100), "\(values)")
         _ = try await watcher.stop()
+    }
+
+    @Test("--since prints every kept change after SEQ, then goes on live; --since the newest prints nothing first")
+    func sinceReplaysThenFollows() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("db.sqlite")
+        for value in 1...5 { try await Prefs.succeed(["--db", database, "write", "n", "\(value)", "--type", "int"]) }
+        let history = try await Prefs.succeed(["--db", database, "history", "n", "--json"])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [[String: Any]])
+        let sequences = entries.compactMap { ($0["seq"] as? NSNumber)?.int64Value }.sorted()
+        let watcher = try await Watcher.start(["--db", database, "watch", "--json", "--since", "\(sequences[1])"])
+        try await Prefs.succeed(["--db", database, "write", "n", "6", "--type", "int"])
+        #expect(await watcher.output.wait(timeout: .seconds(60)) { $0.contains(#""value":6"#) } != nil, "\(watcher.output.all)")
+        let lines = watcher.output.all.map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.compactMap { ($0?["value"] as? NSNumber)?.intValue } == [3, 4, 5, 6])
+        let seqs = lines.compactMap { ($0?["seq"] as? NSNumber)?.int64Value }
+        #expect(Array(seqs.prefix(3)) == Array(sequences[2...]))
+        _ = try await watcher.stop()
+
+        let newest = try #require(seqs.last)
+        let live = try await Watcher.start(["--db", database, "watch", "--since", "\(newest)"])
+        try await Prefs.succeed(["--db", database, "write", "marker", "end"])
+        let line = await live.output.wait(timeout: .seconds(60)) { $0.contains("marker") }
+        #expect(line != nil && live.output.all.count == 1, "\(live.output.all)")
+        _ = try await live.stop()
+    }
+
+    @Test("--prefix selects keys by their first bytes, beside the keys named")
+    func prefixSelects() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("db.sqlite")
+        let watcher = try await Watcher.start(["--db", database, "watch", "other", "--prefix", "feature."])
+        for key in ["featureless", "feature", "feature.a", "unrelated", "other", "feature.end"] {
+            try await Prefs.succeed(["--db", database, "write", key, "1"])
+        }
+        #expect(await watcher.output.wait(timeout: .seconds(60)) { $0.contains("feature.end") } != nil)
+        let keys = watcher.output.all.map { $0.split(separator: " ")[2] }
+        #expect(keys == ["feature.a", "other", "feature.end"], "\(watcher.output.all)")
+        _ = try await watcher.stop()
+    }
+
+    @Test("--since older than the history keeps, or newer than its newest change: exit 1, one line")
+    func sinceOutOfRange() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("db.sqlite")
+        try await Prefs.succeed(["--db", database, "write", "n", "0", "--type", "int"])
+        let store = try DefaultsStore(path: database)
+        try store.setHistoryRetention(100)
+        for value in 1...1_200 { store[DefaultsKey<Int>("n", default: 0)] = value }
+        let newest = try store.newestSequence()
+        try store.close()
+        for (since, words) in [("1", "compacted"), ("\(newest + 10)", "no change")] {
+            let result = try await Prefs.run(["--db", database, "watch", "--since", since])
+            #expect(result.status == 1)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains(words), "\(result.stderr)")
+        }
     }
 }
 #endif

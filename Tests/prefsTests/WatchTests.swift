@@ -30,7 +30,7 @@ struct WatchTests {
         #expect(object["origin"] as? String == "external")
         let time = try #require(object["time"] as? String)
         #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(time)")
-        #expect(Set(object.keys) == ["key", "value", "origin", "time", "writer", "actor"], "prefs names its actor: the login name")
+        #expect(Set(object.keys) == ["key", "value", "origin", "time", "writer", "seq", "actor"], "prefs names its actor: the login name")
         let writer = try #require(object["writer"] as? [String: Any])
         #expect(writer["kind"] as? String == "library")
         #expect(writer["program"] as? String == "prefs")
