@@ -6,7 +6,7 @@ import SQLiteDefaults
 /// keep their storage class exactly (`2` is INTEGER, `2.0` REAL, BLOBs tagged `{"$data": …}`),
 /// as `prefs export` writes them.
 enum ConsoleJSON {
-    /// One key: `{"key", "seq", "value", "text", "type", "storage", "declared", "default",
+    /// One key: `{"key", "value", "text", "type", "storage", "declared", "seq", "default",
     /// "defaultText", "summary", "allowed", "changed", "writable"}`, `"secret": true` for a
     /// secret key, and `"keyHex"` for a key that is not valid UTF-8 (whose `key` is then its
     /// escaped address).
@@ -29,12 +29,12 @@ enum ConsoleJSON {
         let defaultValue = secret ? nil : declaration?.defaultValue
         var members: [String] = [
             #""key":"# + ExportFormat.quote(entry.key),
-            #""seq":\#(entry.version)"#,
             #""value":"# + (value.map(ExportFormat.encode) ?? "null"),
             #""text":"# + (value.map { ExportFormat.quote(text($0, declared: declaration?.type)) } ?? "null"),
             #""type":"# + ExportFormat.quote(ConsoleCatalog.type(of: entry).rawValue),
             #""storage":"# + (value.map { ExportFormat.quote($0.storageClass) } ?? "null"),
             #""declared":"# + (declaration == nil ? "false" : "true"),
+            #""seq":\#(entry.version)"#,
         ]
         if secret {
             members.append(#""secret":true"#)
