@@ -60,5 +60,25 @@ struct ConsoleTeamTests {
         let entries = try fixture.store.history(keys: ["k"], limit: 2)
         #expect(entries.map(\.writer.actor) == [nil, nil] && entries.map(\.writer.reason) == ["done", "why not"])
     }
+
+    @Test("A 412 on a secret key carries the current entry masked; the owner may reveal it")
+    func secretConflictIsMasked() async throws {
+        let fixture = try ConsoleFixture()
+        try fixture.store.declare(DefaultsDeclaration(key: "api.token", type: .string, isSecret: true))
+        try fixture.store.set(.text("sk-INPROCESS-MARKER"), for: DefaultsKey<SQLiteValue?>("api.token"))
+        try await fixture.app.test(.router) { client in
+            try await client.execute(uri: "/api/keys/api.token", method: .put, headers: jsonHeaders(extra: [HTTPField.Name("If-Match")!: "\"999\""]),
+                                     body: ByteBuffer(string: #"{"value": "sk-OTHER"}"#)) { response in
+                #expect(response.status == .preconditionFailed, "\(response.body.text)")
+                #expect(!response.body.text.contains("MARKER") && !response.body.text.contains("sk-OTHER"), "\(response.body.text)")
+                let current = (parsedJSON(response.body) as? [String: Any])?["current"] as? [String: Any]
+                #expect(current?["secret"] as? Bool == true && current?["value"] is NSNull)
+            }
+            try await client.execute(uri: "/api/secret?key=api.token", method: .get) { response in
+                #expect((parsedJSON(response.body) as? [String: Any])?["value"] as? String == "sk-INPROCESS-MARKER")
+            }
+        }
+        #expect(try fixture.stored("api.token") == .text("sk-INPROCESS-MARKER"))
+    }
 }
 #endif
