@@ -63,6 +63,16 @@ extension DefaultsConsole {
         /// clients that went away. 15 by default.
         public var keepAliveInterval: Duration
 
+        /// Where each reveal of a secret (`GET api/keys/{key}/secret` by an admin) is recorded:
+        /// called with one line naming the principal and the key — never the value. nil (the
+        /// default) logs the line through the request context's logger at `notice` level;
+        /// `prefs serve` writes it to its standard error.
+        ///
+        /// ```swift
+        /// configuration.auditLog = { line in auditLogger.notice("\(line)") }
+        /// ```
+        public var auditLog: (@Sendable (String) -> Void)?
+
         /// A configuration with no token, any host, any user, a 1 MiB body limit.
         public init(token: String? = nil, tokens: ConsoleTokens? = nil, tokensFile: ConsoleTokensFile? = nil, allowedHosts: Set<String>? = nil, onlyOwnerConnections: Bool = false,
                     maximumBodySize: Int = 1 << 20, eventBufferLimit: Int = 4 << 20, keepAliveInterval: Duration = .seconds(15),
@@ -76,6 +86,7 @@ extension DefaultsConsole {
             self.maximumBodySize = maximumBodySize
             self.eventBufferLimit = eventBufferLimit
             self.keepAliveInterval = keepAliveInterval
+            self.auditLog = nil
         }
     }
 }

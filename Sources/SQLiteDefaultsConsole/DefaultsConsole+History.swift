@@ -12,8 +12,9 @@ extension DefaultsConsole {
     static let historyReadSize = 100
 
     /// `GET api/history?key=K&limit=N&before=SEQ`: the key's newest changes (every key's when
-    /// `key` is absent; `key` may repeat), newest first, older than `before` when given, as
-    /// `prefs history --json` prints them; an unknown key has none (`[]`). 400 `{"error"}` for
+    /// `key` is absent; `key` may repeat), newest first, older than `before` when given, with
+    /// the members of `prefs history --json` (``ConsoleJSON/historyEntry(_:declaredType:secret:)``:
+    /// `actor` and `reason` when known; a secret's value never); an unknown key has none (`[]`). 400 `{"error"}` for
     /// an empty key, a bad limit or cursor.
     ///
     /// A full page (`limit` entries) says where the next one starts: `X-History-Next-Before:
@@ -25,6 +26,7 @@ extension DefaultsConsole {
         let query: HistoryQuery
         let sequences: [Int64]
         let declaredTypes: [String: DefaultsValueKind]
+        let secrets: Set<String>
         do {
             let parameters = request.uri.queryParameters
             query = try HistoryQuery(keys: parameters[values: "key"], limits: parameters[values: "limit"], befores: parameters[values: "before"])
@@ -32,6 +34,7 @@ extension DefaultsConsole {
             // Read after the sequences, as `prefs history` reads them after its entries.
             declaredTypes = sequences.isEmpty ? [:]
                 : Dictionary(try store.declarations().map { ($0.key, $0.type) }, uniquingKeysWith: { first, _ in first })
+            secrets = sequences.isEmpty ? [] : try catalog.secretKeys()
         } catch {
             return Self.responding { throw error }
         }
@@ -55,7 +58,8 @@ extension DefaultsConsole {
                 let read = try catalog.history(keys: query.keys, limit: Self.historyReadSize, before: cursor)
                 let page = read.prefix { $0.sequence >= sequences[sequences.count - 1] }
                 for entry in page {
-                    chunk += (written == 0 ? "\n" : ",\n") + HistoryFormat.json(entry, declaredType: declaredTypes[entry.key])
+                    chunk += (written == 0 ? "\n" : ",\n") + ConsoleJSON.historyEntry(entry, declaredType: declaredTypes[entry.key],
+                                                                                        secret: secrets.contains(entry.key))
                     written += 1
                     if chunk.utf8.count >= Self.historyChunkSize {
                         try await writer.write(ByteBuffer(string: chunk))

@@ -34,8 +34,12 @@ extension DefaultsConsole {
         }
     }
 
-    /// `PUT` with `{"value": …}`: 200 and the entry, 400 `{"error"}` for a refused value, 404
-    /// for a key that is not UTF-8 and no longer stored (such a key is changed, never created).
+    /// `PUT` with `{"value": …, "reason": "…"}`: 200 and the entry (with `ETag: "SEQ"`, the
+    /// key's new version), 400 `{"error"}` for a refused value or reason, 404 for a key that is
+    /// not UTF-8 and no longer stored (such a key is changed, never created), 412 `{"error",
+    /// "current"}` when the request's `If-Match`/`If-None-Match` (``WritePrecondition``) does
+    /// not hold. The write is made for the request's principal (its name is the history's
+    /// `actor`; none for the owner) because of `reason`, in one transaction with the check.
     func putKey(_ request: Request, context: some RequestContext) async throws -> Response {
         let address: KeyAddress
         switch Self.address(of: request, context: context) {
@@ -45,50 +49,101 @@ extension DefaultsConsole {
         let principal = ConsolePrincipal.current ?? .owner
         if let refusal = Self.forbidden(address, for: principal) { return refusal }
         let body = try await request.body.collect(upTo: configuration.maximumBodySize)
-        return Self.responding {
+        return respondingToWrite(address, principal: principal) {
+            let condition = try WritePrecondition(headers: request.headers)
             switch address {
             case .text(let key):
                 let declared = try catalog.declaration(for: key)
-                let value = try RequestValue.decode(Array(buffer: body), key: key, declared: declared?.type)
-                if let allowed = declared?.allowedValues, case .text(let text) = value, !allowed.contains(text) {
+                let parsed = try RequestValue.decode(Array(buffer: body), key: key, declared: declared?.type)
+                if let allowed = declared?.allowedValues, case .text(let text) = parsed.value, !allowed.contains(text) {
                     throw RequestValue.Refusal("key \(ValueFormatting.quoted(key)) takes one of: \(allowed.joined(separator: ", "))")
                 }
-                try store.set(value, for: DefaultsKey<SQLiteValue?>(key))
-                let entry = try catalog.entry(for: key) ?? ConsoleEntry(key: key, value: value, declaration: declared)
-                return ConsoleResponses.json(ConsoleJSON.entry(entry, principal: principal))
+                let row = DefaultsKey<SQLiteValue?>(key)
+                try store.transaction(actor: principal.name, reason: parsed.reason) { transaction in
+                    try condition.check(key, stored: transaction.contains(row), in: transaction)
+                    try transaction.set(parsed.value, for: row)
+                }
+                var entry = try catalog.entry(for: key) ?? ConsoleEntry(key: key, value: parsed.value, declaration: declared)
+                if entry.version == 0 { entry.version = try store.version(of: key) }
+                return Self.tagged(ConsoleResponses.json(ConsoleJSON.entry(entry, principal: principal)), version: entry.version)
             case .bytes(let bytes):
-                let value = try RequestValue.decode(Array(buffer: body), key: address.shown, declared: nil)
-                guard try store.replaceValue(value, forKeyBytes: bytes) else { return Self.notStored(address) }
-                return ConsoleResponses.json(ConsoleJSON.entry(ConsoleEntry(bytes: bytes, value: value), principal: principal))
+                guard condition == .none else { throw Self.noConditionByBytes }
+                let parsed = try RequestValue.decode(Array(buffer: body), key: address.shown, declared: nil)
+                let replaced = try store.transaction(actor: principal.name, reason: parsed.reason) { _ in
+                    try store.replaceValue(parsed.value, forKeyBytes: bytes)
+                }
+                guard replaced else { return Self.notStored(address) }
+                return ConsoleResponses.json(ConsoleJSON.entry(ConsoleEntry(bytes: bytes, value: parsed.value), principal: principal))
             }
         }
     }
 
-    /// `DELETE`: 204 when the row was removed (the key now reads its default, if it has one);
-    /// 404 when no row was stored, so nothing changed.
+    /// `DELETE`, with an optional `?reason=TEXT` (percent-encoded) recorded in the history:
+    /// 204 when the row was removed (the key now reads its default, if it has one); 404 when
+    /// no row was stored, so nothing changed; 412 as ``putKey(_:context:)`` when the request's
+    /// condition does not hold (checked first: `If-Match: "SEQ"` on a key with no row is 412
+    /// when SEQ is not its version, 404 when it is).
     func deleteKey(_ request: Request, context: some RequestContext) -> Response {
         let address: KeyAddress
         switch Self.address(of: request, context: context) {
         case .success(let named): address = named
         case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
         }
-        if let refusal = Self.forbidden(address, for: ConsolePrincipal.current ?? .owner) { return refusal }
-        return Self.responding {
+        let principal = ConsolePrincipal.current ?? .owner
+        if let refusal = Self.forbidden(address, for: principal) { return refusal }
+        return respondingToWrite(address, principal: principal) {
+            let condition = try WritePrecondition(headers: request.headers)
+            let reasons = request.uri.queryParameters[values: "reason"]
+            guard reasons.count <= 1 else { throw RequestValue.Refusal("reason must be given once") }
+            let reason = reasons.first.map(String.init)
             let removed: Bool
             switch address {
             case .text(let key):
                 let row = DefaultsKey<SQLiteValue?>(key)
-                // In one transaction, so that "was it there" and the removal are one fact.
-                removed = try store.transaction { transaction in
-                    guard transaction.contains(row) else { return false }
+                // In one transaction, so that the condition, "was it there" and the removal
+                // are one fact.
+                removed = try store.transaction(actor: principal.name, reason: reason) { transaction in
+                    let stored = transaction.contains(row)
+                    try condition.check(key, stored: stored, in: transaction)
+                    guard stored else { return false }
                     try transaction.remove(row)
                     return true
                 }
             case .bytes(let bytes):
-                removed = try store.removeValue(forKeyBytes: bytes)
+                guard condition == .none else { throw Self.noConditionByBytes }
+                removed = try store.transaction(actor: principal.name, reason: reason) { _ in
+                    try store.removeValue(forKeyBytes: bytes)
+                }
             }
             return removed ? Response(status: .noContent) : Self.notStored(address)
         }
+    }
+
+    /// A key that is not UTF-8 has no version the console can name.
+    static let noConditionByBytes = RequestValue.Refusal("If-Match and If-None-Match need a key that is valid UTF-8 (a key given by keyHex has no version to compare)")
+
+    /// ``responding(_:)`` for a write: 412 `{"error", "current"}` when its condition failed
+    /// (the entry as it is now, a secret masked; `ETag` its version).
+    func respondingToWrite(_ address: KeyAddress, principal: ConsolePrincipal, _ body: () throws -> Response) -> Response {
+        Self.responding {
+            do {
+                return try body()
+            } catch let failed as WritePrecondition.Failed {
+                guard case .text(let key) = address else { throw failed }
+                let current = try catalog.entry(for: key)
+                let version = try current.map(\.version) ?? store.version(of: key)
+                let response = ConsoleResponses.json(ConsoleJSON.conflict(failed.message, current: current, principal: principal),
+                                                     status: .preconditionFailed)
+                return Self.tagged(response, version: version)
+            }
+        }
+    }
+
+    /// `response` with `ETag: "VERSION"`.
+    static func tagged(_ response: Response, version: Int64) -> Response {
+        var response = response
+        response.headers[.eTag] = "\"\(version)\""
+        return response
     }
 
     /// 403 `{"error"}` when `principal` may not change the key `address` names (a `read`

@@ -104,7 +104,8 @@ extension DefaultsConsole {
     static func isRefusal(_ error: DefaultsError) -> Bool {
         // 19 is SQLITE_CONSTRAINT (extended codes keep it in their low byte): a trigger or
         // check that refuses the value, as a declared key's does.
-        [.invalidKey, .encodingFailed, .valueTooLarge, .typeMismatch, .declarationConflict].contains(error.code)
+        // `.invalidAttribution`: a reason (or a token's name) too long for the history.
+        [.invalidKey, .encodingFailed, .valueTooLarge, .typeMismatch, .declarationConflict, .invalidAttribution].contains(error.code)
             || (error.sqliteCode.map { $0 & 0xFF == 19 } ?? false)
     }
 

@@ -18,7 +18,8 @@ import SQLiteDefaults
 /// Routes, relative to where it is mounted: `GET /` (the page; a path without its trailing
 /// slash is redirected to it), `GET /console.js`, `GET /console.css`, `GET /api/keys`,
 /// `PUT /api/keys/{key}`, `DELETE /api/keys/{key}` (or `api/keys?key=KEY`, `api/keys?keyHex=HEX`),
-/// `GET /api/history`, `GET /api/events`, `GET /api/session` (who the request is). See the
+/// `GET /api/history`, `GET /api/events`, `GET /api/session` (who the request is),
+/// `GET /api/keys/{key}/secret` (or `api/secret?key=KEY`: a secret's value, for an admin). See the
 /// SQLiteDefaultsConsole documentation for the JSON and the security rules.
 public struct DefaultsConsole: Sendable {
     /// The store the console shows and edits.
@@ -65,6 +66,8 @@ public struct DefaultsConsole: Sendable {
         group.delete("api/keys/:key") { request, context in self.deleteKey(request, context: context) }
         group.delete("api/keys") { request, context in self.deleteKey(request, context: context) }
         group.get("api/history") { request, _ in self.history(request) }
+        group.get("api/secret") { request, context in self.revealSecret(request, context: context) }
+        group.get("api/keys/:key/secret") { request, context in self.revealSecret(request, context: context) }
         group.get("api/events") { request, _ in self.events(request) }
     }
 

@@ -82,8 +82,11 @@ struct ServeCommand: AsyncParsableCommand {
                 throw PrefsError(error.message)
             }
         }
-        let console = DefaultsConsole(store: store, configuration: .init(
-            tokens: fixed, tokensFile: tokensFile, allowedHosts: address.servedHostNames(), onlyOwnerConnections: ownerOnly))
+        var configuration = DefaultsConsole.Configuration(
+            tokens: fixed, tokensFile: tokensFile, allowedHosts: address.servedHostNames(), onlyOwnerConnections: ownerOnly)
+        // Each reveal of a secret is one line on stderr (who, which key; never the value).
+        configuration.auditLog = { line in Console.err(line) }
+        let console = DefaultsConsole(store: store, configuration: configuration)
         let router = Router(context: ServeRequestContext.self)
         console.addRoutes(to: router)
         let logger = Logger(label: "prefs.serve", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -183,6 +183,82 @@ struct BrowserTests {
         #expect(await serve.exitStatus() == 0)
     }
 
+    @Test("Operated by a team: a change made between opening the editor and saving is shown as a conflict (412) and not overwritten; the next save, with a reason, wins and its history shows who and why as text; a secret is masked, revealed by an admin, never shown to a writer")
+    func teamInBrowser() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path + "/defaults.sqlite"
+        let tokens = directory.path + "/tokens"
+        let marker = "sk-BROWSER-MARKER-42"
+        let store = try DefaultsStore(path: database)
+        try store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("count"))
+        try store.declare(DefaultsDeclaration(key: "api.token", type: .string, isSecret: true))
+        try store.set(.text(marker), for: DefaultsKey<SQLiteValue?>("api.token"))
+        let admin = try ServeCommandTokensTests.add("carol", role: "admin", file: tokens)
+        let writer = try ServeCommandTokensTests.add("alice", role: "write", file: tokens)
+        let serve = try ServeProcess(database: database, ["--port", "0", "--tokens", tokens])
+        let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
+        let browser = try await WebDriver()
+        try browser.open("http://127.0.0.1:\(port)/?token=\(admin)")
+        let count = Self.row("count"), secret = Self.row("api.token")
+        _ = try await browser.waitFor(count + " [data-role=edit]")
+        // textContent, which (unlike WebDriver's text) reads a hidden element too.
+        let textOf = { (selector: String) -> String? in
+            let literal = String(decoding: (try? JSONSerialization.data(withJSONObject: selector, options: [.fragmentsAllowed])) ?? Data(), as: UTF8.self)
+            return try? browser.script("const e = document.querySelector(\(literal)); return e ? e.textContent : null") as? String
+        }
+
+        // The secret: masked, nowhere in the page, revealed on an admin's click.
+        _ = try await browser.waitFor(secret + " [data-role=reveal]")
+        #expect(textOf(secret + " [data-role=value]") == "••••••")
+        #expect((try browser.script("return document.documentElement.outerHTML") as? String)?.contains(marker) == false)
+        try browser.click(try #require(try browser.find(secret + " [data-role=reveal]")))
+        #expect(await waitUntil(timeout: .seconds(60)) { textOf(secret + " [data-role=value]") == marker }, "revealed: \(textOf(secret + " [data-role=value]") ?? "")")
+        #expect(await serve.errorLines.waitAsync(timeout: .seconds(30)) { $0.contains { $0.contains("carol") && $0.contains("api.token") } })
+
+        // A conflict: the editor is opened on version A, `prefs write` makes version B, the save is refused.
+        try browser.click(try #require(try browser.find(count + " [data-role=edit]")))
+        let editor = try await browser.waitFor(count + " [data-role=editor]")
+        let reason = try #require(try browser.find(count + " [data-role=reason]"), "a reason field next to save")
+        let write = try runProcess(ServeProcess.executable, ["--db", database, "write", "count", "6", "--type", "int"])
+        #expect(write.status == 0, "\(write.error)")
+        #expect(await waitUntil(timeout: .seconds(60)) { textOf(count + " [data-role=value]") == "6" }, "the event reached the page")
+        try browser.clear(editor)
+        try browser.type(editor, "7")
+        try browser.type(reason, "<b>bold</b> on purpose")
+        try browser.click(try #require(try browser.find(count + " [data-role=save]")))
+        _ = try await browser.waitFor(count + " [data-role=conflict]", timeout: .seconds(60))
+        let conflict = textOf(count + " [data-role=conflict]") ?? ""
+        #expect(conflict.contains("6"), "the newer value is shown: \(conflict)")
+        // Read through a new store: this test's own one may not have seen the other process's write yet.
+        let now = try ServeCommandTokensTests.value(database, "count")
+        #expect(now == .integer(6), "not overwritten: \(String(describing: now))")
+        #expect(try browser.find(count + " [data-role=editor]") != nil, "the edit is kept")
+        // The operator decides: saving again, on the version now shown, writes.
+        try browser.click(try #require(try browser.find(count + " [data-role=save]")))
+        #expect(await waitUntil(timeout: .seconds(60)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("count"))) == .integer(7) })
+        let newest = try #require(try store.history(keys: ["count"], limit: 1).first)
+        #expect(newest.writer.actor == "carol" && newest.writer.reason == "<b>bold</b> on purpose")
+
+        // Its history names who and why, as text.
+        try browser.click(try #require(try browser.find(count + " [data-role=history]")))
+        _ = try await browser.waitFor("[data-role=history-reason]", timeout: .seconds(60))
+        #expect(textOf("[data-role=history-reason]") == "<b>bold</b> on purpose")
+        #expect(textOf("[data-role=history-actor]")?.contains("carol") == true)
+        #expect(try browser.script("return document.querySelectorAll('#history-entries b').length") as? Int == 0, "markup stays text")
+        try browser.click(try #require(try browser.find("[data-role=history-close]")))
+
+        // A writer sees the secret masked, with no way to reveal it.
+        try browser.open("http://127.0.0.1:\(port)/?token=\(writer)")
+        _ = try await browser.waitFor(secret + " [data-role=value]")
+        _ = try await browser.waitFor(count + " [data-role=edit]")
+        #expect(textOf(secret + " [data-role=value]") == "••••••")
+        #expect(try browser.find(secret + " [data-role=reveal]") == nil)
+        #expect((try browser.script("return document.documentElement.outerHTML") as? String)?.contains(marker) == false)
+        serve.send(SIGTERM)
+        #expect(await serve.exitStatus() == 0)
+        #expect(serve.errorLines.all.allSatisfy { !$0.contains(marker) })
+    }
+
     @Test("Keys a path cannot carry — '.', '..', 'a/b', '%', '?', '#', 'end.' — are edited and removed from the page")
     func awkwardKeys() async throws {
         let directory = try TemporaryDirectory()

@@ -3,8 +3,9 @@ import Foundation
 import PrefsFormats
 import SQLiteDefaults
 
-/// The body of `PUT /api/keys/{key}`, `{"value": …, "type": "int"}` (`type` optional), turned
-/// into the value to store, or a refusal worded for the operator.
+/// The body of `PUT /api/keys/{key}`, `{"value": …, "type": "int", "reason": "…"}` (`type` and
+/// `reason` optional), turned into the value to store and the reason to record, or a refusal
+/// worded for the operator. `reason` must be a string (the store refuses one over 16 KiB).
 ///
 /// - With a type (the declared one, else the request's `type`): a JSON string is parsed exactly
 ///   as `prefs write KEY VALUE --type TYPE` parses it; a number is taken by `int`, `double` and
@@ -20,9 +21,16 @@ enum RequestValue {
         init(_ message: String) { self.message = message }
     }
 
-    /// The value to store for `key`, from the request body's bytes.
-    /// - Throws: ``Refusal`` for a body that is not such an object, or a value that does not fit.
-    static func decode(_ body: [UInt8], key: String, declared: ValueType?) throws(Refusal) -> SQLiteValue {
+    /// What a `PUT` body asks for: the value, and why (nil when not said).
+    struct Parsed: Equatable {
+        let value: SQLiteValue
+        let reason: String?
+    }
+
+    /// The value to store for `key` and the reason, from the request body's bytes.
+    /// - Throws: ``Refusal`` for a body that is not such an object, a `reason` that is not a
+    ///   string, or a value that does not fit.
+    static func decode(_ body: [UInt8], key: String, declared: ValueType?) throws(Refusal) -> Parsed {
         let document: JSONDocument
         do {
             document = try JSONDocument(parsing: body)
@@ -34,6 +42,7 @@ enum RequestValue {
         }
         var valueNode: JSONDocument.Node?
         var requested: ValueType?
+        var reason: String?
         for member in members {
             switch (member.name, member.value) {
             case ("value", let node):
@@ -45,10 +54,14 @@ enum RequestValue {
                 requested = type
             case ("type", .null):
                 break
+            case ("reason", .string(let text)):
+                reason = text
+            case ("reason", _):
+                throw Refusal(#""reason" must be a string"#)
             case ("type", _):
                 throw Refusal(#""type" must be a string such as "int""#)
             default:
-                throw Refusal("unknown member \(ValueFormatting.quoted(member.name)) (expected \"value\" and optionally \"type\")")
+                throw Refusal("unknown member \(ValueFormatting.quoted(member.name)) (expected \"value\" and optionally \"type\" and \"reason\")")
             }
         }
         guard let node = valueNode else { throw Refusal(#"the body has no "value""#) }
@@ -69,9 +82,9 @@ enum RequestValue {
             if case .real(let number) = value, !number.isFinite {
                 throw Refusal("infinity and NaN cannot be stored")
             }
-            return value
+            return Parsed(value: value, reason: reason)
         }
-        return try typed(node, as: type, in: document, key: key, declared: declared != nil)
+        return Parsed(value: try typed(node, as: type, in: document, key: key, declared: declared != nil), reason: reason)
     }
 
     /// `node` as a value of `type`.

@@ -4,6 +4,10 @@ extension ConsoleAssets {
     /// reaches the page through `textContent` and attribute setters, never as markup. It asks
     /// `api/session` who it is: a `read` token gets no edit, remove or add controls; a `write`
     /// token gets them only on the keys it may change (the API refuses the others anyway).
+    /// A save sends the reason typed beside it and `If-Match` with the version the editor was
+    /// opened on; a 412 shows the newer value and who made it (`[data-role=conflict]`) and
+    /// keeps the edit, so a second save (on the new version) or cancel is the operator's
+    /// choice. A secret shows masked; an admin gets `[data-role=reveal]`.
     static let script = #"""
     "use strict";
     (() => {
@@ -41,16 +45,24 @@ extension ConsoleAssets {
         return null;
       };
 
-      async function request(method, url, body) {
-        const options = { method, credentials: "same-origin", headers: {} };
+      // A failed request throws an Error with the status and the JSON body (a 412's "current").
+      async function request(method, url, body, headers) {
+        const options = { method, credentials: "same-origin", headers: Object.assign({}, headers || {}) };
         if (body !== undefined) { options.headers["Content-Type"] = "application/json"; options.body = JSON.stringify(body); }
         const response = await fetch(url, options);
         const text = await response.text();
         let json = null;
         try { json = text ? JSON.parse(text) : null; } catch (_) { json = null; }
-        if (!response.ok) throw new Error((json && json.error) || (response.status + " " + response.statusText));
+        if (!response.ok) {
+          const failure = new Error((json && json.error) || (response.status + " " + response.statusText));
+          failure.status = response.status; failure.body = json;
+          throw failure;
+        }
         return json;
       }
+      // Whether this session may reveal a secret: an admin, or the owner of a console without a token.
+      const mayReveal = () => !session || !session.role || session.role === "admin";
+      const MASK = "••••••";
 
       // What an editor's text must look like before it is sent; the server checks again.
       function check(type, text) {
@@ -98,19 +110,50 @@ extension ConsoleAssets {
         error.hidden = !message;
       }
 
-      function openEditor(row) {
-        const entry = entries.get(row.dataset.key);
+      function showConflict(row, current) {
+        let conflict = row.querySelector("[data-role=conflict]");
+        if (!current) { if (conflict) conflict.remove(); return; }
+        if (!conflict) {
+          conflict = el("div", { class: "conflict", "data-role": "conflict" });
+          row.querySelector("td.value-cell").append(conflict);
+        }
+        const changed = current.changed || {};
+        const who = changed.actor || writerText(changed.writer) || "someone";
+        const value = current.secret ? MASK : (current.text ?? "(removed)");
+        conflict.textContent = "Changed meanwhile by " + who + (changed.reason ? " (" + changed.reason + ")" : "") + ": now " + value +
+          " (version " + current.seq + "). Save again to replace it with your value, or cancel.";
+        conflict.setAttribute("data-seq", String(current.seq));
+      }
+
+      // The key's entry as the server has it now, when an event changed it since the list was read
+      // (events carry no version): the editor then compares against what it shows.
+      async function freshEntry(key) {
+        const json = await request("GET", "api/keys");
+        const entry = json.keys.find((item) => item.key === key);
+        if (entry) render(entry);
+        return entry;
+      }
+
+      async function openEditor(row) {
+        let entry = entries.get(row.dataset.key);
         const cell = row.querySelector("td.value-cell");
         if (cell.querySelector("[data-role=editor]")) return;
+        if (entry.stale && !entry.keyHex) {
+          try { entry = (await freshEntry(entry.key)) || entry; } catch (error) { showError(row, error.message); return; }
+          if (cell.querySelector("[data-role=editor]")) return;
+        }
+        // The version this edit is based on: sent as If-Match, moved on only by a conflict.
+        let basis = entry.seq;
         const editor = editorFor(entry);
         const box = el("span", { class: "editor-box" });
+        const reason = el("input", { type: "text", "data-role": "reason", placeholder: "reason (optional)", "aria-label": "Reason for changing " + entry.key });
         const save = el("button", { type: "button", "data-role": "save" }, "Save");
         const cancel = el("button", { type: "button", "data-role": "cancel" }, "Cancel");
-        box.append(editor, save, cancel);
+        box.append(editor, reason, save, cancel);
         cell.querySelector("[data-role=value]").hidden = true;
         cell.insertBefore(box, cell.querySelector("[data-role=error]"));
         editor.focus();
-        const close = () => { box.remove(); cell.querySelector("[data-role=value]").hidden = false; showError(row, ""); };
+        const close = () => { box.remove(); cell.querySelector("[data-role=value]").hidden = false; showError(row, ""); showConflict(row, null); };
         cancel.addEventListener("click", close);
         editor.addEventListener("keydown", (event) => {
           if (event.key === "Escape") close();
@@ -121,12 +164,24 @@ extension ConsoleAssets {
           const problem = entry.allowed ? null : check(entry.type, text);
           if (problem) { showError(row, problem); return; }
           save.disabled = true;
+          const body = entry.keyHex ? { value: text } : { value: text, type: entry.type };
+          if (reason.value !== "") body.reason = reason.value;
+          const headers = typeof basis === "number" && !entry.keyHex ? { "If-Match": '"' + basis + '"' } : {};
           try {
-            const updated = await request("PUT", address(entry), entry.keyHex ? { value: text } : { value: text, type: entry.type });
+            const updated = await request("PUT", address(entry), body, headers);
             close();
             render(updated);
           } catch (error) {
-            showError(row, error.message);
+            if (error.status === 412 && error.body) {
+              // Someone else changed it: show theirs, keep this edit, and compare the next save
+              // against the version now shown.
+              const current = error.body.current;
+              showError(row, "");
+              if (current) { render(current); basis = current.seq; } else { basis = 0; }
+              showConflict(row, current || { seq: 0, text: null, changed: null });
+            } else {
+              showError(row, error.message);
+            }
           } finally { save.disabled = false; }
         });
       }
@@ -147,17 +202,27 @@ extension ConsoleAssets {
       function changedText(entry) {
         if (!entry.changed) return "";
         const when = new Date(entry.changed.time);
-        const who = writerText(entry.changed.writer) || entry.changed.origin || "";
+        const who = entry.changed.actor || writerText(entry.changed.writer) || entry.changed.origin || "";
         return when.toLocaleString() + (who ? " · " + who : "");
       }
 
       function fill(row, entry) {
         row.querySelector("[data-role=type]").textContent = entry.type + (entry.declared ? "" : " (" + (entry.storage || "unset") + ")");
         const value = row.querySelector("[data-role=value]");
-        // As `prefs read` prints it: an unset declared key reads as its default (shown as unset).
-        value.textContent = entry.text ?? entry.defaultText ?? "";
-        value.classList.toggle("unset", entry.text === null || entry.text === undefined);
-        if (entry.text === null || entry.text === undefined) value.setAttribute("data-unset", "true"); else value.removeAttribute("data-unset");
+        if (entry.secret) {
+          // A secret's value never reaches the page unless an admin reveals it.
+          const isSet = entry.set !== false;
+          value.textContent = isSet ? MASK : "";
+          value.classList.toggle("unset", !isSet);
+          value.setAttribute("data-secret", "true");
+          if (!isSet) value.setAttribute("data-unset", "true"); else value.removeAttribute("data-unset");
+        } else {
+          value.removeAttribute("data-secret");
+          // As `prefs read` prints it: an unset declared key reads as its default (shown as unset).
+          value.textContent = entry.text ?? entry.defaultText ?? "";
+          value.classList.toggle("unset", entry.text === null || entry.text === undefined);
+          if (entry.text === null || entry.text === undefined) value.setAttribute("data-unset", "true"); else value.removeAttribute("data-unset");
+        }
         row.querySelector("[data-role=default]").textContent = entry.defaultText ?? "";
         row.querySelector("[data-role=summary]").textContent = entry.summary ?? "";
         row.querySelector("[data-role=changed]").textContent = changedText(entry);
@@ -170,15 +235,29 @@ extension ConsoleAssets {
         key.append(el("span", { "data-role": "key" }, entry.key), el("div", { class: "summary", "data-role": "summary" }));
         const valueCell = el("td", { class: "value-cell" });
         valueCell.append(el("span", { class: "value", "data-role": "value" }), el("span", { class: "error", "data-role": "error", hidden: "" }));
+        if (entry.secret && mayReveal()) {
+          const reveal = el("button", { type: "button", "data-role": "reveal" }, "Reveal");
+          reveal.addEventListener("click", async () => {
+            try {
+              const secret = await request("GET", "api/secret?key=" + encodeURIComponent(row.dataset.key));
+              const value = row.querySelector("[data-role=value]");
+              value.textContent = secret.text ?? "(unset)";
+              value.setAttribute("data-revealed", "true");
+            } catch (error) { showError(row, error.message); }
+          });
+          valueCell.insertBefore(reveal, valueCell.querySelector("[data-role=error]"));
+        }
         const actions = el("td", { class: "actions" });
         // Only the keys this session may change get edit and remove controls.
         if (writable(entry)) {
           const edit = el("button", { type: "button", "data-role": "edit" }, "Edit");
           const remove = el("button", { type: "button", "data-role": "remove" }, "Remove");
           actions.append(edit, remove);
-          edit.addEventListener("click", () => openEditor(row));
+          edit.addEventListener("click", () => { openEditor(row).catch((error) => showError(row, error.message)); });
           remove.addEventListener("click", async () => {
-            try { await request("DELETE", address(entries.get(row.dataset.key) || { key: row.dataset.key })); } catch (error) { showError(row, error.message); }
+            const entry = entries.get(row.dataset.key) || { key: row.dataset.key };
+            const headers = typeof entry.seq === "number" && !entry.keyHex && !entry.stale ? { "If-Match": '"' + entry.seq + '"' } : {};
+            try { await request("DELETE", address(entry), undefined, headers); } catch (error) { showError(row, error.message); }
           });
         }
         if (historyAvailable) {
@@ -253,9 +332,9 @@ extension ConsoleAssets {
         // it by its escaped address, so read the list again.
         if (change.key.includes("\uFFFD")) { load().catch((error) => { status.textContent = error.message; }); return; }
         const old = entries.get(change.key);
-        const changed = { time: change.time, writer: change.writer, origin: change.origin };
+        const changed = { time: change.time, writer: change.writer, origin: change.origin, actor: change.actor, reason: change.reason };
         if (historyKey === change.key) openHistory(change.key);
-        if (change.value === null && !(old && old.declared)) {
+        if (change.value === null && !change.secret && !(old && old.declared)) {
           entries.delete(change.key);
           const row = rowOf(change.key);
           if (row) row.remove();
@@ -264,9 +343,13 @@ extension ConsoleAssets {
         }
         const entry = Object.assign({ key: change.key, declared: false, default: null, defaultText: null, summary: null, allowed: null }, old || {});
         entry.value = change.value; entry.text = change.text; entry.storage = change.storage; entry.changed = changed;
+        // Events carry no version: the next edit reads the key's version first.
+        entry.stale = true;
+        if (change.secret) { entry.secret = true; entry.set = true; }
+        else if (entry.secret) entry.set = change.value !== null;
         // A declared bool reads as true/false, as the list sends it.
         if (entry.declared && entry.type === "bool" && (change.text === "1" || change.text === "0")) entry.text = change.text === "1" ? "true" : "false";
-        if (!entry.declared) entry.type = { integer: "int", real: "double", blob: "data" }[change.storage] || "string";
+        if (!entry.declared && !change.secret) entry.type = { integer: "int", real: "double", blob: "data" }[change.storage] || "string";
         render(entry, true);
       }
 
@@ -300,11 +383,15 @@ extension ConsoleAssets {
         if (history.length === 0) list.append(el("li", { class: "empty" }, "No change kept."));
         for (const item of history) {
           const writer = writerText(item.writer);
-          const value = item.omitted !== undefined ? "(" + item.omitted + " bytes, not kept)"
+          const value = item.secret ? "changed (secret" + (item.digest ? ", digest " + item.digest.slice(0, 12) : "") + ")"
+            : item.omitted !== undefined ? "(" + item.omitted + " bytes, not kept)"
             : item.value === null ? "removed" : (typeof item.value === "string" ? item.value : JSON.stringify(item.value));
           const li = el("li", { "data-role": "history-entry", "data-seq": String(item.seq) });
           li.append(el("strong", { "data-role": "history-value" }, value),
                     el("div", { class: "changed" }, "#" + item.seq + " · " + new Date(item.time).toLocaleString() + (writer ? " · " + writer : "")));
+          // Who and why, as text (a reason may hold markup, newlines, 16 KiB).
+          if (item.actor) li.append(el("div", { class: "actor", "data-role": "history-actor" }, "by " + item.actor));
+          if (item.reason) li.append(el("div", { class: "reason", "data-role": "history-reason" }, item.reason));
           list.append(li);
         }
         drawChart(chart, history.filter((item) => typeof item.value === "number").reverse());

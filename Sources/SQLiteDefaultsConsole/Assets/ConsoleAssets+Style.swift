@@ -4,6 +4,9 @@ extension ConsoleAssets {
     static let style = #"""
     :root { color-scheme: light dark; --fg: #1d1d1f; --muted: #6e6e73; --bg: #fbfbfd; --line: #e3e3e8;
       --accent: #0a66d8; --fresh: #fff4c2; --error: #c4271d; --card: #fff; }
+    .conflict { margin-top: .3rem; padding: .3rem .5rem; border-left: 3px solid #c77700; background: rgba(199, 119, 0, .08); }
+    .reason { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 12rem; overflow: auto; }
+    [data-role=reason] { min-width: 10rem; }
     @media (prefers-color-scheme: dark) { :root { --fg: #ececf1; --muted: #9a9aa3; --bg: #16161a; --line: #2c2c33;
       --accent: #5aa2ff; --fresh: #4a3f12; --error: #ff6b5e; --card: #1e1e24; } }
     * { box-sizing: border-box; }

@@ -28,6 +28,11 @@ struct ConsoleEntry: Sendable {
     var lastChange: DefaultsHistoryEntry<SQLiteValue>? = nil
     /// The key's bytes when they are not valid UTF-8 (no `String` names it); nil otherwise.
     var keyBytes: Data? = nil
+    /// The key's version (the history sequence of its newest change; 0 when none is kept).
+    var version: Int64 = 0
+    /// Whether the key is secret (`DefaultsStore/secretKeys()`): its value and default are
+    /// never sent.
+    var isSecret = false
 
     init(key: String, value: SQLiteValue?, declaration: ConsoleDeclaration?, lastChange: DefaultsHistoryEntry<SQLiteValue>? = nil) {
         self.key = key
@@ -123,7 +128,14 @@ struct ConsoleCatalog: Sendable {
         result += declared.values.map { ConsoleEntry(key: $0.key, value: nil, declaration: $0) }
         result += invalid
         let changes = try lastChanges()
-        for index in result.indices where result[index].keyBytes == nil { result[index].lastChange = changes[result[index].key] }
+        let versions = try store.versions()
+        let secrets = try store.secretKeys()
+        for index in result.indices where result[index].keyBytes == nil {
+            let key = result[index].key
+            result[index].lastChange = changes[key]
+            result[index].version = versions[key] ?? 0
+            result[index].isSecret = secrets.contains(key)
+        }
         return result.sorted { $0.key < $1.key }
     }
 
@@ -133,8 +145,18 @@ struct ConsoleCatalog: Sendable {
         let value = try store.value(for: DefaultsKey<SQLiteValue?>(key)).flatMap { $0 == .null ? nil : $0 }
         let declaration = try declaration(for: key)
         if value == nil && declaration == nil { return nil }
-        return ConsoleEntry(key: key, value: value, declaration: declaration,
-                            lastChange: try history(keys: [key], limit: 1).first)
+        var entry = ConsoleEntry(key: key, value: value, declaration: declaration,
+                                 lastChange: try history(keys: [key], limit: 1).first)
+        entry.version = try store.version(of: key)
+        entry.isSecret = try store.secretKeys().contains(key)
+        return entry
+    }
+
+    /// The secret keys (`DefaultsStore/secretKeys()`), whose values the console never sends
+    /// but to an admin who asks for one.
+    /// - Throws: `DefaultsError` when the declarations cannot be read.
+    func secretKeys() throws -> Set<String> {
+        try store.secretKeys()
     }
 
     /// The CLI type word the page edits a value by: the declared type, or for an undeclared

@@ -16,9 +16,13 @@ final class EventHub: Sendable {
     private let state = Mutex(State())
     /// Pending bytes one client may fall behind before its stream is ended.
     let perClientLimit: Int
+    /// Asked, for each change, whether its key is secret now (true when it cannot tell, so a
+    /// doubt never sends a value).
+    private let isSecret: @Sendable (String) -> Bool
 
     init(store: DefaultsStore, perClientLimit: Int) {
         self.perClientLimit = perClientLimit
+        self.isSecret = { key in (try? store.secretKeys().contains(key)) ?? true }
         // The handler holds the hub weakly: the observation lives in the hub, and a strong
         // capture would keep both alive for as long as the store.
         let observation = store.observe { [weak self] change in self?.publish(change) }
@@ -59,7 +63,8 @@ final class EventHub: Sendable {
             return (state.nextSequence, Array(state.queues.values))
         }
         guard !queues.isEmpty else { return }
-        let framed = "data: " + ConsoleJSON.event(seq: sequence, change: change, time: now) + "\n\n"
+        let secret = isSecret(change.key)
+        let framed = "data: " + ConsoleJSON.event(seq: sequence, change: change, time: now, secret: secret) + "\n\n"
         for queue in queues { queue.push(framed) }
     }
 }
