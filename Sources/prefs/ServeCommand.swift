@@ -58,6 +58,11 @@ struct ServeCommand: AsyncParsableCommand {
     static let maximumConnections = 256
 
     func run() async throws {
+        // The console's writes are recorded as this program's: "prefs serve", not "prefs", so
+        // the history tells an edit in the console from a `prefs write` of the same user, even
+        // without a token to name the operator. Set before the store is opened, which is when
+        // the writer's identity is first read.
+        ProcessInfo.processInfo.processName = "prefs serve"
         let address = try ListenAddress(bind)
         guard (0...65535).contains(port) else {
             throw PrefsError("--port must be from 0 to 65535 (got \(port))")
