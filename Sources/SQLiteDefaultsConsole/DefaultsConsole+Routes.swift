@@ -37,13 +37,17 @@ extension DefaultsConsole {
     /// How often an event stream looks for a key declared or undeclared.
     static let declarationCheckInterval = Duration.seconds(1)
 
-    /// `GET api/events`: the head and a first comment at once, then one `data:` line per
-    /// committed change, `event: declarations` when a key is declared or undeclared, keep-alive
+    /// `GET api/events`: the head and a first comment at once, then one event per committed
+    /// change (`id:` its history sequence; after `Last-Event-ID: SEQ`, first every change after
+    /// SEQ, or one `event: compacted` when the history no longer keeps them), `event: declarations` when a key is declared or undeclared, keep-alive
     /// comments while idle, until the client goes, its queue overflows, the server shuts down,
     /// or the token it was opened with is removed (looked at each second).
     func events(_ request: Request) -> Response {
         let stillValid = ConsoleCredential.stillValid
-        let queue = hub.subscribe()
+        // A reconnecting EventSource names the last event it received; a script may too.
+        let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!]
+            .flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+        let (queue, feed) = hub.subscribe(after: lastEventID)
         let hub = self.hub
         let keepAlive = configuration.keepAliveInterval
         var headers = HTTPFields()
@@ -51,7 +55,10 @@ extension DefaultsConsole {
         headers[.cacheControl] = "no-store"
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         let body = ResponseBody { writer in
-            defer { hub.remove(queue) }
+            defer {
+                feed.cancel()
+                hub.remove(queue)
+            }
             // A ticker pushes keep-alives through the same queue, so one writer writes.
             let ticker = Task {
                 while !Task.isCancelled {

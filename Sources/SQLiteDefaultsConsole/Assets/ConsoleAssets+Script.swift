@@ -361,7 +361,12 @@ extension ConsoleAssets {
           load().catch((error) => { status.textContent = error.message; });
         });
         source.addEventListener("message", onEvent);
-        source.addEventListener("overflow", () => connect());
+        // The server ended a stream that fell too far behind: EventSource reconnects by itself,
+        // sending the id of the last event it received (Last-Event-ID), and the server sends
+        // every change after it from the file's history.
+        source.addEventListener("overflow", () => { status.textContent = "catching up…"; });
+        // The history no longer keeps what this page missed: read the whole list again.
+        source.addEventListener("compacted", () => load().catch((error) => { status.textContent = error.message; }));
         // A key was declared or undeclared: its type, default and summary changed.
         source.addEventListener("declarations", () => load().catch((error) => { status.textContent = error.message; }));
         source.addEventListener("error", () => { status.textContent = "reconnecting…"; status.classList.remove("live"); });

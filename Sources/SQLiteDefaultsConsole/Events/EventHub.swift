@@ -3,69 +3,85 @@ import Foundation
 import SQLiteDefaults
 import Synchronization
 
-/// One observation of the store, fanned out to every event-stream client: each committed
-/// change, from any writer, becomes one event with a sequence number, framed once and queued
-/// for each client (bounded per client; see ``EventQueue``).
+/// The console's event-stream clients. Each reads the store's change feed for itself
+/// (``DefaultsStore/changes(since:keys:prefix:)``): every committed change, from any writer,
+/// becomes one event whose `id:` is its history sequence, so a client that reconnects with
+/// `Last-Event-ID` receives exactly what it missed — the file's history is the buffer, not this
+/// process's memory. What a client has not yet written out waits in its ``EventQueue``
+/// (bounded; see there).
 final class EventHub: Sendable {
-    private struct State {
-        var nextSequence = 1
-        var queues: [ObjectIdentifier: EventQueue] = [:]
-        var observation: DefaultsObservation?
-    }
-
-    private let state = Mutex(State())
-    /// Pending bytes one client may fall behind before its stream is ended.
+    private let queues = Mutex<[ObjectIdentifier: EventQueue]>([:])
+    private let store: DefaultsStore
+    /// Pending bytes one client may fall behind before its stream is ended (it reconnects with
+    /// `Last-Event-ID` and reads the rest from the history).
     let perClientLimit: Int
-    /// Asked, for each change, whether its key is secret now (true when it cannot tell, so a
-    /// doubt never sends a value).
-    private let isSecret: @Sendable (String) -> Bool
 
     init(store: DefaultsStore, perClientLimit: Int) {
+        self.store = store
         self.perClientLimit = perClientLimit
-        self.isSecret = { key in (try? store.secretKeys().contains(key)) ?? true }
-        // The handler holds the hub weakly: the observation lives in the hub, and a strong
-        // capture would keep both alive for as long as the store.
-        let observation = store.observe { [weak self] change in self?.publish(change) }
-        state.withLock { $0.observation = observation }
     }
 
-    deinit {
-        state.withLock { $0.observation?.cancel() }
-    }
-
-    /// A new client's queue, registered until ``remove(_:)``.
-    func subscribe() -> EventQueue {
+    /// A new client's queue, registered until ``remove(_:)``, fed by a change feed from the
+    /// change after `lastEventID` (from the newest change when nil). A position the history no
+    /// longer keeps (or one newer than the file's newest change) is one `event: compacted`,
+    /// `data: {"oldest": N}`, after which the feed goes on from the newest change: the client
+    /// reloads what it shows.
+    func subscribe(after lastEventID: Int64?) -> (queue: EventQueue, feed: Task<Void, Never>) {
         let queue = EventQueue(limit: perClientLimit)
-        state.withLock { $0.queues[ObjectIdentifier(queue)] = queue }
-        return queue
+        queues.withLock { $0[ObjectIdentifier(queue)] = queue }
+        let store = self.store
+        let feed = Task {
+            var position = lastEventID ?? ((try? store.newestSequence()) ?? 0)
+            while !Task.isCancelled {
+                do {
+                    for try await entry in store.changes(since: position) {
+                        position = entry.sequence
+                        queue.push(Self.frame(entry, store: store))
+                    }
+                    return  // the store closed, or the client went (cancelled)
+                } catch let error as DefaultsError where error.code == .historyCompacted || error.code == .historyRewound {
+                    let oldest = error.oldestKeptSequence ?? 0
+                    position = (try? store.newestSequence()) ?? position
+                    queue.push("id: \(position)\nevent: compacted\ndata: {\"oldest\":\(oldest),\"newest\":\(position)}\n\n")
+                } catch {
+                    queue.finish()
+                    return
+                }
+            }
+        }
+        return (queue, feed)
     }
 
     /// Unregisters a client's queue.
     func remove(_ queue: EventQueue) {
-        _ = state.withLock { $0.queues.removeValue(forKey: ObjectIdentifier(queue)) }
+        _ = queues.withLock { $0.removeValue(forKey: ObjectIdentifier(queue)) }
     }
 
     /// How many clients are connected now.
-    var clientCount: Int { state.withLock { $0.queues.count } }
+    var clientCount: Int { queues.withLock { $0.count } }
 
     /// Ends every client's stream (the server is stopping).
     func finishAll() {
-        let queues = state.withLock { Array($0.queues.values) }
-        for queue in queues { queue.finish() }
+        let all = queues.withLock { Array($0.values) }
+        for queue in all { queue.finish() }
     }
 
-    /// Numbers a change, frames it once, and queues it for every client. Called by the store's
-    /// delivery queue, one change at a time in commit order, so sequence numbers follow it.
-    private func publish(_ change: AnyDefaultsChange) {
-        let now = Date().timeIntervalSince1970
-        let (sequence, queues) = state.withLock { state in
-            defer { state.nextSequence += 1 }
-            return (state.nextSequence, Array(state.queues.values))
+    /// One change as an event: `id:` its history sequence, `data:` its JSON. A secret's value
+    /// is masked by the history itself (its entries keep none); a value too large for the
+    /// history to keep is read from the row as it is now.
+    static func frame(_ entry: DefaultsHistoryEntry<SQLiteValue>, store: DefaultsStore) -> String {
+        let value: SQLiteValue?
+        switch entry.value {
+        case .value(let stored), .undecodable(let stored): value = stored
+        case .removed, .secret: value = nil
+        case .tooLargeToKeep: value = try? store.value(for: DefaultsKey<SQLiteValue?>(entry.key))
         }
-        guard !queues.isEmpty else { return }
-        let secret = isSecret(change.key)
-        let framed = "data: " + ConsoleJSON.event(seq: sequence, change: change, time: now, secret: secret) + "\n\n"
-        for queue in queues { queue.push(framed) }
+        let origin: DefaultsChangeOrigin = entry.writer.kind == .library && entry.writer.pid == getpid() ? .local : .external
+        let change = AnyDefaultsChange(key: entry.key, newValue: entry.value.isSecret ? .text("") : value,
+                                       origin: origin, writer: entry.writer)
+        let json = ConsoleJSON.event(seq: Int(entry.sequence), change: change,
+                                     time: entry.date.timeIntervalSince1970, secret: entry.value.isSecret)
+        return "id: \(entry.sequence)\ndata: \(json)\n\n"
     }
 }
 #endif

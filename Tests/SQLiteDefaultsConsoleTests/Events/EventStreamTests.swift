@@ -43,7 +43,9 @@ struct EventStreamTests {
             #expect(parsed.map { $0["key"] as? String } == ["timeout", "html", "timeout"])
             #expect(parsed[0]["value"] as? Int == 45 && parsed[1]["value"] as? String == "<b>x</b>")
             #expect(parsed[2]["value"] is NSNull)
-            #expect(parsed[0]["origin"] as? String == "external")
+            // Origin is read from the history's writer: this process wrote it (another store of
+            // the same process), so it is "local", as the console's own writes are.
+            #expect(parsed[0]["origin"] as? String == "local")
             // The writer, as `prefs history --json` names it (the other store is this process).
             #expect(parsed.allSatisfy { ($0["writer"] as? [String: Any])?["kind"] as? String == "library" })
             #expect((parsed[0]["writer"] as? [String: Any])?["pid"] as? Int == Int(getpid()))

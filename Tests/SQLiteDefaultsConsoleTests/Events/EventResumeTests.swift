@@ -1,0 +1,89 @@
+#if Console && Prefs
+import DefaultsTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import SQLiteDefaults
+import SQLiteDefaultsConsole
+import Testing
+
+/// The event stream names each event by its history sequence (`id:`), and a client that comes
+/// back with `Last-Event-ID` receives exactly what it missed, or `event: compacted`.
+@Suite("Console event stream: ids and resuming")
+struct EventResumeTests {
+    /// Reads `id:`/`event:`/`data:` lines until a blank line ends one event; nil at the deadline.
+    private static func nextFrame(_ connection: RawHTTPConnection) throws -> (id: Int64?, event: String?, data: String)? {
+        var id: Int64?, event: String?, data: String?
+        while let line = try connection.line(timeout: .seconds(60)) {
+            if line.isEmpty {
+                if let data { return (id, event, data) }
+                id = nil; event = nil   // a comment or a lone id: not an event
+                continue
+            }
+            if line.hasPrefix("id: ") { id = Int64(line.dropFirst(4)) }
+            if line.hasPrefix("event: ") { event = String(line.dropFirst(7)) }
+            if line.hasPrefix("data: ") { data = String(line.dropFirst(6)) }
+        }
+        return nil
+    }
+
+    private static func open(port: Int, lastEventID: Int64? = nil) throws -> RawHTTPConnection {
+        let connection = try RawHTTPConnection(port: port)
+        try connection.send("GET", "/api/events", headers: lastEventID.map { ["Last-Event-ID": String($0)] } ?? [:],
+                            host: "127.0.0.1:\(port)")
+        #expect(try connection.head().status == 200)
+        return connection
+    }
+
+    @Test("each event's id is its history sequence; Last-Event-ID replays exactly what was missed, then live")
+    func idsAndResume() async throws {
+        let fixture = try ConsoleFixture()
+        let key = DefaultsKey<Int>("n", default: 0)
+        try await fixture.app.test(.live) { client in
+            let port = try #require(client.port)
+            let first: RawHTTPConnection? = try await onOwnThread { try Self.open(port: port) }
+            fixture.store[key] = 1
+            let opened = try #require(first)
+            let event = try #require(try await onOwnThread { try Self.nextFrame(opened) })
+            let seq = try #require(event.id)
+            #expect(seq == (try fixture.store.history(for: key, limit: 1).first?.sequence))
+            #expect(event.data.contains(#""seq":\#(seq)"#))
+            // Three changes commit; a second client comes in naming the last event it saw.
+            for value in 2...4 { fixture.store[key] = value }
+            let again = try await onOwnThread { try Self.open(port: port, lastEventID: seq) }
+            var values: [String] = []
+            var ids: [Int64] = []
+            for _ in 0..<3 {
+                let frame = try #require(try await onOwnThread { try Self.nextFrame(again) })
+                ids.append(frame.id ?? -1)
+                values.append(frame.data)
+            }
+            #expect(ids == [seq + 1, seq + 2, seq + 3])
+            #expect(values.map { $0.contains(#""value":2"#) || $0.contains(#""value":3"#) || $0.contains(#""value":4"#) } == [true, true, true])
+            fixture.store[key] = 5
+            let live = try #require(try await onOwnThread { try Self.nextFrame(again) })
+            #expect(live.id == seq + 4 && live.data.contains(#""value":5"#))
+        }
+    }
+
+    @Test("a Last-Event-ID the history no longer keeps gets one compacted event naming the oldest, then live")
+    func compacted() async throws {
+        let fixture = try ConsoleFixture()
+        let key = DefaultsKey<Int>("n", default: 0)
+        try fixture.store.setHistoryRetention(100)
+        for value in 1...1_200 { fixture.store[key] = value }
+        try await fixture.app.test(.live) { client in
+            let port = try #require(client.port)
+            let stream = try await onOwnThread { try Self.open(port: port, lastEventID: 1) }
+            let frame = try #require(try await onOwnThread { try Self.nextFrame(stream) })
+            #expect(frame.event == "compacted")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(frame.data.utf8)) as? [String: Any])
+            #expect((object["oldest"] as? Int ?? 0) > 2)
+            fixture.store[key] = 0
+            let live = try #require(try await onOwnThread { try Self.nextFrame(stream) })
+            #expect(live.event == nil && live.data.contains(#""value":0"#))
+        }
+    }
+}
+#endif
