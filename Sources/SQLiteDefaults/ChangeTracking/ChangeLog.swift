@@ -175,6 +175,9 @@ final class ChangeLog {
         var ownIndex = ownSequences.startIndex
         while try statement.step() {
             let sequence = statement.int64(at: 0)
+            // Asked before the key is read as text: reading converts the column, and SQLite's
+            // type of a converted column is undefined.
+            let keyIsText = statement.isText(at: 1)
             let key = statement.text(at: 1)
             if sequence != end.sequence + 1 {
                 // Entries after the position are gone: the log was pruned past it, or edited.
@@ -188,14 +191,17 @@ final class ChangeLog {
                 ownKeys.insert(key)
                 continue
             }
-            entries.append(Entry(sequence: sequence, key: key, writer: Self.writer(statement), logged: Self.logged(statement)))
+            entries.append(Entry(sequence: sequence, key: key, writer: Self.writer(statement),
+                                 logged: keyIsText ? Self.logged(statement) : .unknown))
         }
         return .entries(entries, end: end, dataVersion: version, ownKeys: ownKeys)
     }
 
     /// The writer of the entry `statement` is on (columns 2…8: time, then
     /// `HistoryLog.writerColumns`); nil for an entry from before history was kept (no time).
-    /// The value columns (9 to 12) of an entry, as ``Logged``.
+    /// The value columns (9 to 12) of an entry, as ``Logged``. Not for an entry whose key is a
+    /// BLOB (a file from before schema 10): it reads as the TEXT key with the same bytes, but
+    /// is another row, and its value is not that key's.
     private static func logged(_ statement: Statement) -> Logged {
         guard !statement.isNull(at: 2) else { return .unknown }  // no time: before migration 0007
         if statement.optionalInt64(at: 10) == 1 { return .removed }

@@ -32,6 +32,9 @@ enum HistoryLog {
         let isSecret: Bool
         /// For a secret's entry written by this library: its digest and sealed value (``SecretSeal``).
         let sealed: [UInt8]?
+        /// The entry's key is TEXT: a key bound as a BLOB (a file from before schema 10) is no
+        /// key of the store, and readers skip its entries.
+        var keyIsText = true
     }
 
     /// The columns ``row(_:)`` reads; the writer's are ``writerColumns(identity:)``. A file
@@ -113,6 +116,8 @@ enum HistoryLog {
     }
 
     private static func row(_ statement: Statement) -> Row {
+        // Asked before the key is read as text (see ChangeLog's entries).
+        let keyIsText = statement.isText(at: 1)
         func optionalInteger(_ column: Int32) -> Int64? { statement.optionalInt64(at: column) }
         let removed = optionalInteger(3) == 1
         let secret = !removed && optionalInteger(12) == 1
@@ -121,7 +126,8 @@ enum HistoryLog {
         let writer = Self.writer(statement, from: 6)
         return Row(sequence: statement.int64(at: 0), key: statement.text(at: 1), value: value, isRemoved: removed,
                    omitted: omitted, milliseconds: optionalInteger(5) ?? 0, writer: writer,
-                   isSecret: secret, sealed: secret ? statement.optionalBlob(at: 13) : nil)
+                   isSecret: secret, sealed: secret ? statement.optionalBlob(at: 13) : nil,
+                   keyIsText: keyIsText)
     }
 
     /// The writer named by the six columns of ``writerColumns(identity:)`` from `column` on.

@@ -125,6 +125,9 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
+    /// Whether the column of the current row is TEXT (not a BLOB, a number or NULL).
+    func isText(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_TEXT }
+
     /// Whether the column of the current row is SQL NULL.
     func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 

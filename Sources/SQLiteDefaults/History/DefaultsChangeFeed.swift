@@ -78,7 +78,7 @@ public struct DefaultsChangeFeed: AsyncSequence, Sendable {
                     cancel?()
                     return nil
                 }
-                let page: [Element]
+                let page: (entries: [Element], last: Int64?)
                 do {
                     page = try feed.core.feedPage(after: cursor, limit: DefaultsChangeFeed.pageSize)
                 } catch {
@@ -87,8 +87,8 @@ public struct DefaultsChangeFeed: AsyncSequence, Sendable {
                     throw error
                 }
                 if let last = page.last {
-                    cursor = last.sequence
-                    buffer = page.filter(feed.accepts)
+                    cursor = last
+                    buffer = page.entries.filter(feed.accepts)
                     taken = 0
                     continue
                 }
