@@ -69,16 +69,16 @@ struct EventStreamTests {
 
     @Test("A client that never reads is dropped once it falls behind the limit: the server does not buffer without bound")
     func stalledClientIsDropped() async throws {
-        let fixture = try ConsoleFixture(configuration: .init(eventBufferLimit: 64 * 1024))
+        let fixture = try ConsoleFixture(configuration: .init(eventBufferLimit: 8 * 1024))
         try await fixture.app.test(.live) { client in
             let port = try #require(client.port)
             let stalled = try RawHTTPConnection(port: port)
             try stalled.send("GET", "/api/events", host: "127.0.0.1:\(port)")
             #expect(await waitUntil { fixture.console.eventStreamClientCount == 1 })
-            // About 32 MB of events: far more than the socket buffers hold. Values the history
-            // keeps whole (16 KiB at most), since events are read from it.
+            // Events of 16 KB, each more than the client may fall behind (values the history
+            // keeps whole, since events are read from it): the first one it cannot take ends it.
             let values = ["v", "w"].map { SQLiteValue.text(String(repeating: $0, count: 16_000)) }
-            for index in 0..<2_000 {
+            for index in 0..<200 {
                 try fixture.store.set(values[index % 2], for: DefaultsKey<SQLiteValue?>("k"))
             }
             #expect(await waitUntil(timeout: .seconds(60)) { fixture.console.eventStreamClientCount == 0 })
