@@ -80,6 +80,8 @@ struct ChangeSourceTests {
             let changes = ChangeCounter(settings) { seen.append($0.name) }
             try sqlite3Upsert(directory.database, key: "app.name", text: "Fresh")
             #expect(changes.wait(count: 1))
+            // The counter counts before it registers again (which reads): wait for that read.
+            #expect(waitBlocking(timeout: .seconds(10)) { seen.all.count >= 2 })
             #expect(seen.all == ["Guest", "Fresh"])
         }
     }

@@ -105,6 +105,18 @@ final class ChangeLog {
         }
     }
 
+    /// Whether another connection logged entries before `sequence` that this store has neither
+    /// applied nor written: asked right after this connection's own commit, whose first entry
+    /// is `sequence`, so those are applied before its changes are announced.
+    func hasUnappliedEntries(before sequence: Int64) -> Bool {
+        var covered = position.sequence
+        for own in ownSequences {
+            guard own.range.lowerBound <= covered + 1 else { break }
+            covered = max(covered, own.range.upperBound)
+        }
+        return covered + 1 < sequence
+    }
+
     // MARK: Checking
 
     /// What `PRAGMA data_version` said.

@@ -25,43 +25,13 @@ extension StoreEngine {
             // a moment instead of making the writer wait for the monitor.
             let ran: Void? = try access.withStateIfAvailable { connection in
                 guard !isClosed, lost.withLock({ $0 }) == nil, connection.transactionDepth == 0,
-                      let log = connection.changeLog
+                      connection.changeLog != nil
                 else { return }
                 // Suspended (to save descriptors): the files tell without opening them whether
                 // anyone can have committed.
                 if connection.isSuspended, let realPath, connection.suspendedStamp == FileStamp(path: realPath) { return }
                 try resumeIfSuspended(connection)
-                // A prune put off because another writer held the lock: that writer may have
-                // been the last for a while, so it is not left for the next commit.
-                if connection.prunePending { connection.pruneIfOverdue() }
-                // `data_version` alone first: most looks (after this store's own commits) end
-                // here, with one statement.
-                let version: Int64
-                switch try log.checkDataVersion(connection.database) {
-                case .changed(let changed): version = changed
-                case .unchanged(let passedOwnCommits):
-                    if passedOwnCommits { outcome = .ownCommits }
-                    return
-                }
-                outcome = .sawCommit
-                // The log and the values from one snapshot. The scan may see commits newer
-                // than `version`; the next look then reads the log again and finds nothing new.
-                try connection.withReadTransaction {
-                    switch try log.scan(connection.database, dataVersion: version) {
-                    case .entries(let entries, let end, let version, let ownKeys):
-                        try apply(entries, ownKeys: ownKeys, log: log, connection: connection)
-                        log.finish(end: end, dataVersion: version)
-                    case .resync(let reason, let version):
-                        configuration.logger.info("SQLiteDefaults: comparing every key with the database",
-                                                  metadata: ["path": "\(path ?? "")", "reason": "\(reason)"])
-                        try resync(connection)
-                        try log.reset(connection.database, dataVersion: version)
-                    }
-                }
-                // After the read transaction, before delivery: other writers' entries count
-                // towards the length kept as this store's own do.
-                connection.pruneIfOverdue()
-                commitSignal.signal()
+                outcome = try look(connection)
             }
             if ran == nil {
                 delivery.deliver()
@@ -85,6 +55,57 @@ extension StoreEngine {
         }
         delivery.deliver()
         return outcome
+    }
+
+    /// One look at the change log, with the connection held and no transaction open: applies
+    /// and queues what other connections committed since the last look.
+    private func look(_ connection: StoreConnection) throws -> MonitorOutcome {
+        guard let log = connection.changeLog else { return .nothingNew }
+        // A prune put off because another writer held the lock: that writer may have
+        // been the last for a while, so it is not left for the next commit.
+        if connection.prunePending { connection.pruneIfOverdue() }
+        // `data_version` alone first: most looks (after this store's own commits) end
+        // here, with one statement.
+        let version: Int64
+        switch try log.checkDataVersion(connection.database) {
+        case .changed(let changed): version = changed
+        case .unchanged(let passedOwnCommits):
+            return passedOwnCommits ? .ownCommits : .nothingNew
+        }
+        // The log and the values from one snapshot. The scan may see commits newer
+        // than `version`; the next look then reads the log again and finds nothing new.
+        try connection.withReadTransaction {
+            switch try log.scan(connection.database, dataVersion: version) {
+            case .entries(let entries, let end, let version, let ownKeys):
+                try apply(entries, ownKeys: ownKeys, log: log, connection: connection)
+                log.finish(end: end, dataVersion: version)
+            case .resync(let reason, let version):
+                configuration.logger.info("SQLiteDefaults: comparing every key with the database",
+                                          metadata: ["path": "\(path ?? "")", "reason": "\(reason)"])
+                try resync(connection)
+                try log.reset(connection.database, dataVersion: version)
+            }
+        }
+        // After the read transaction, before delivery: other writers' entries count
+        // towards the length kept as this store's own do.
+        connection.pruneIfOverdue()
+        commitSignal.signal()
+        return .sawCommit
+    }
+
+    /// Called after this store's own commit, before its changes are queued, when the log shows
+    /// that another connection committed in between (entries before this commit's own that
+    /// this store has not applied): those are applied and queued first, so observers hear
+    /// every change in commit order even when the monitor has not looked yet. The cache already
+    /// holds this commit's values, so a key both wrote is announced once, with this commit's.
+    func applyCommitsBefore(ownCommit connection: StoreConnection) {
+        do {
+            _ = try look(connection)
+        } catch {
+            // The monitor's next look applies them (after this commit's changes, then).
+            configuration.logger.debug("SQLiteDefaults: reading other connections' earlier commits failed",
+                                       metadata: ["path": "\(path ?? "")", "error": "\(error)"])
+        }
     }
 
     /// Applies log entries in order, recording progress after each. A key's new value comes from

@@ -319,8 +319,15 @@ final class StoreEngine: Sendable {
     private func publishCommitted(_ connection: StoreConnection, origin: DefaultsChangeOrigin = .local) {
         connection.recorder.consumeCommitted { changes in
             if !changes.writes.isEmpty { metrics.commits.increment() }
+            // Another connection committed after this store's last look and before this commit
+            // (its entries come first in the log): applied below, after the cache took this
+            // commit's values and before they are queued, so observers hear both in commit order.
+            var missedEarlierCommits = false
             if let sequences = changes.logSequences {
-                connection.changeLog?.noteOwnCommit(sequences, lastKey: changes.lastLoggedKey)
+                if let log = connection.changeLog {
+                    missedEarlierCommits = log.hasUnappliedEntries(before: sequences.lowerBound)
+                    log.noteOwnCommit(sequences, lastKey: changes.lastLoggedKey)
+                }
                 connection.notePrunableCommit(sequences)
             }
             if changes.logSequences != nil || !changes.writes.isEmpty { commitSignal.signal() }
@@ -329,6 +336,7 @@ final class StoreEngine: Sendable {
                 let write = changes.writes[0]
                 let previous = cache.update(write.hashedKey, stored: write.value)
                 if write.value == nil { pruneTombstones() }
+                if missedEarlierCommits { applyCommitsBefore(ownCommit: connection) }
                 if case .some(let old) = previous, SQLiteValue.isSameRow(old, write.value) { return }
                 if registry.isObserved(write.hashedKey) {
                     delivery.enqueue(.init(key: write.key, value: write.value, origin: origin, writer: writer(of: write.key, on: connection)))
@@ -336,6 +344,7 @@ final class StoreEngine: Sendable {
             } else if !changes.writes.isEmpty {
                 let changed = cache.apply(changes.finalValues())
                 pruneTombstones()
+                if missedEarlierCommits { applyCommitsBefore(ownCommit: connection) }
                 for write in registry.observed(among: changed) {
                     delivery.enqueue(.init(key: write.key, value: write.value, origin: origin, writer: writer(of: write.key, on: connection)))
                 }

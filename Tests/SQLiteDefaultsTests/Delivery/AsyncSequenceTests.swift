@@ -109,3 +109,40 @@ struct PrefixObservationTests {
         #expect(called.all == ["feature.a", "feature.b", "feature.end"])
     }
 }
+
+@Suite("Commit order across connections", .requiresSQLiteShell)
+struct CommitOrderTests {
+    /// The monitor looks once an hour here, so only the store's own commit can bring in the
+    /// shell's earlier one: before the fix, `feature.b` arrived after `feature.end` (or an hour later).
+    @Test("a commit by another connection that the monitor has not seen yet is announced before this store's later commit")
+    func otherConnectionsEarlierCommitComesFirst() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = DefaultsStore.Configuration()
+        configuration.externalChangeDetection = .polling(interval: .seconds(3600))
+        let store = try DefaultsStore(path: directory.database, configuration: configuration)
+        let heard = DefaultsChangeCollector(store.changes())
+        let called = Collected<String>()
+        let token = store.observe { called.append("\($0.key)=\($0.origin)") }
+        defer { token.cancel() }
+        store[DefaultsKey<Int>("first", default: 0)] = 1
+        try sqlite3(directory.database, "INSERT INTO defaults VALUES ('shell', 2), ('both', 2)")
+        // One transaction: `both` was written by the shell and then by this store; observers
+        // hear it once, with this store's value, after the shell's `shell`.
+        try store.transaction { tx in
+            tx[DefaultsKey<Int>("both", default: 0)] = 3
+            tx[DefaultsKey<Int>("last", default: 0)] = 4
+        }
+        let changes = try await heard.waitFor(count: 4, timeout: .seconds(60))
+        #expect(changes.map(\.key) == ["first", "shell", "both", "last"])
+        #expect(changes.map(\.origin) == [.local, .external, .local, .local])
+        #expect(changes[2].newValue == .integer(3))
+        #expect(await called.waitAsync { $0.count >= 4 })
+        #expect(called.all == ["first=local", "shell=external", "both=local", "last=local"])
+        // A single autocommit write after another shell write: the same order.
+        try sqlite3(directory.database, "UPDATE defaults SET value = 5 WHERE key = 'shell'")
+        store[DefaultsKey<Int>("first", default: 0)] = 6
+        let more = try await heard.waitFor(count: 6, timeout: .seconds(60))
+        #expect(more.dropFirst(4).map(\.key) == ["shell", "first"])
+        #expect(more.dropFirst(4).map(\.origin) == [.external, .local])
+    }
+}
