@@ -44,6 +44,34 @@ struct LocalReplicaTests {
         #expect(try !replica.isInStep(with: ["b": 4], position: 2))  // the table lost a row this file saw
     }
 
+    /// The change feed over rows the fleet applied: one entry per row, in the order they were
+    /// applied, each naming the fleet as its writer, between this machine's own changes.
+    @Test func aChangeFeedYieldsFleetAppliedRowsInOrderWithFleetWriters() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        let replica = LocalReplica(store: store)
+        _ = try replica.join("fleet")
+        let start = try store.newestSequence()
+        try store.set(1, for: DefaultsKey<Int>("local.before", default: 0))
+        try replica.apply([FleetRow(key: "b", value: .text("x"), version: 1),
+                           FleetRow(key: "a", value: .integer(2), version: 2),
+                           FleetRow(key: "c", value: nil, version: 3)],
+                          identity: "fleet", position: 3, asNewMember: true)
+        try store.set(2, for: DefaultsKey<Int>("local.after", default: 0))
+        var iterator = store.changes(since: start).makeAsyncIterator()
+        var entries: [DefaultsHistoryEntry<SQLiteValue>] = []
+        while entries.count < 4, let entry = try await iterator.next() { entries.append(entry) }
+        // `c` was never on this machine: removing it changes nothing, so it has no entry.
+        #expect(entries.map(\.key) == ["local.before", "b", "a", "local.after"])
+        #expect(entries.map(\.writer.kind) == [.library, .fleet, .fleet, .library])
+        #expect(entries[1].value == .value(.text("x")) && entries[2].value == .value(.integer(2)))
+        #expect(entries.map(\.sequence) == entries.map(\.sequence).sorted())
+        // Removed by the fleet: one entry, a removal, named the fleet's.
+        try replica.apply([FleetRow(key: "b", value: nil, version: 4)], identity: "fleet", position: 4, asNewMember: false)
+        let removal = try #require(try await iterator.next())
+        #expect(removal.key == "b" && removal.value == .removed && removal.writer.kind == .fleet)
+    }
+
     @Test func rejoiningForgetsWhatTheTableLost() throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)

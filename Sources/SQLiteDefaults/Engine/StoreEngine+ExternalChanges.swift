@@ -74,8 +74,26 @@ extension StoreEngine {
         }
         // The log and the values from one snapshot. The scan may see commits newer
         // than `version`; the next look then reads the log again and finds nothing new.
+        // Keys nobody reads or observes here need nothing but the log's position moved past them.
+        let wants: (String) -> Bool
+        if cache.isComplete || registry.observesEveryKey {
+            wants = { _ in true }
+        } else if cache.isEmpty && !registry.hasObservers {
+            // Nothing to compare or announce: the position moves to the log's end with one
+            // statement, whatever the log holds (a gap or a rewound file would only lead to
+            // comparing every known key, and none is known).
+            try log.reset(connection.database, dataVersion: version)
+            connection.pruneIfOverdue()
+            commitSignal.signal()
+            return .sawCommit
+        } else {
+            wants = { [cache, registry] key in
+                let hashed = HashedKey(key)
+                return cache.contains(hashed) || registry.isObserved(hashed)
+            }
+        }
         try connection.withReadTransaction {
-            switch try log.scan(connection.database, dataVersion: version) {
+            switch try log.scan(connection.database, dataVersion: version, wants: wants) {
             case .entries(let entries, let end, let version, let ownKeys):
                 try apply(entries, ownKeys: ownKeys, log: log, connection: connection)
                 log.finish(end: end, dataVersion: version)

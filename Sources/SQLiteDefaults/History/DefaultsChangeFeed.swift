@@ -80,7 +80,7 @@ public struct DefaultsChangeFeed: AsyncSequence, Sendable {
                 }
                 let page: (entries: [Element], last: Int64?)
                 do {
-                    page = try feed.core.feedPage(after: cursor, limit: DefaultsChangeFeed.pageSize)
+                    page = try feed.core.feedPage(after: cursor, limit: DefaultsChangeFeed.pageSize, accepts: feed.accepts)
                 } catch {
                     cancel?()
                     if feed.core.isClosed { return nil }
@@ -88,7 +88,7 @@ public struct DefaultsChangeFeed: AsyncSequence, Sendable {
                 }
                 if let last = page.last {
                     cursor = last
-                    buffer = page.entries.filter(feed.accepts)
+                    buffer = page.entries
                     taken = 0
                     continue
                 }
@@ -100,9 +100,9 @@ public struct DefaultsChangeFeed: AsyncSequence, Sendable {
         }
     }
 
-    func accepts(_ entry: Element) -> Bool {
-        if let keys, !keys.contains(HashedKey(entry.key)) { return false }
-        if let prefix, !entry.key.utf8.starts(with: prefix.utf8) { return false }
+    func accepts(_ key: String) -> Bool {
+        if let keys, !keys.contains(HashedKey(key)) { return false }
+        if let prefix, !key.utf8.starts(with: prefix.utf8) { return false }
         return true
     }
 }

@@ -37,9 +37,10 @@ extension StoreEngine {
     /// in one snapshot with the log's span, so that a gap is never mistaken for the end.
     /// - Throws: `.historyCompacted` when entries after `cursor` were pruned; `.historyRewound`
     ///   when `cursor` is past the newest entry; the errors of a read.
-    /// - Returns: the page's entries of TEXT keys, and the sequence of its last entry (nil when
+    /// - Returns: the page's entries of TEXT keys that `accepts` takes, and the sequence of its last entry (nil when
     ///   there was none), which the feed's position moves to even when every entry was skipped.
-    func feedPage(after cursor: Int64, limit: Int) throws -> (entries: [DefaultsHistoryEntry<SQLiteValue>], last: Int64?) {
+    func feedPage(after cursor: Int64, limit: Int,
+                  accepts: (String) -> Bool) throws -> (entries: [DefaultsHistoryEntry<SQLiteValue>], last: Int64?) {
         let rows = try withConnection { connection -> [HistoryLog.Row] in
             try connection.readConsistently {
                 let version = try SchemaVersion.of(connection.database)
@@ -58,7 +59,12 @@ extension StoreEngine {
                                            identity: version.recordsWriterIdentity, secrets: version.hasSecrets)
             }
         }
-        return (rows.filter(\.keyIsText).map { Self.historyEntry($0) { $0 } }, rows.last?.sequence)
+        var entries: [DefaultsHistoryEntry<SQLiteValue>] = []
+        entries.reserveCapacity(rows.count)
+        for row in rows where row.keyIsText && accepts(row.key) {
+            entries.append(Self.historyEntry(row) { $0 })
+        }
+        return (entries, rows.last?.sequence)
     }
 
     /// The newest entry's sequence; 0 when the log holds none.
