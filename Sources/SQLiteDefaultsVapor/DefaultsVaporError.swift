@@ -14,7 +14,7 @@ public struct DefaultsVaporError: Error, Sendable, Hashable, CustomStringConvert
     public enum Code: Sendable, Hashable {
         /// `app.defaults.use(…)` was called when the application already has a store.
         case alreadyInUse
-        /// The store was asked for (``Application/Defaults/requireStore()``, the console's
+        /// The store was asked for (``Vapor/Application/Defaults/requireStore()``, the console's
         /// mount, ``DefaultsCommand``) before `app.defaults.use(…)`.
         case notInUse
         /// The application has shut down, and its store with it.

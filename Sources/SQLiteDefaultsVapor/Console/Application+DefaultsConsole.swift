@@ -19,7 +19,7 @@ extension Application.Defaults {
         /// Adds the console's routes to `routes`: the page at the builder's path (`GET /admin/prefs/`
         /// for `app.grouped("admin", "prefs")`), the API below it (`…/api/keys`, `…/api/events`, …).
         /// The routes run behind the builder's middleware, so the app authenticates the request
-        /// before the console sees it; the console then applies its own rules (``DefaultsConsole``).
+        /// before the console sees it; the console then applies its own rules (`DefaultsConsole`).
         ///
         /// Who the request is: `actor` names the app's authenticated user (its name is the
         /// history's `actor` of every write made through the console). The app has already
@@ -35,7 +35,7 @@ extension Application.Defaults {
         /// The configuration's tokens, hosts and limits apply as they do in `prefs serve`; its
         /// default (no token, any host) suits a console behind the app's own authentication.
         ///
-        /// - Returns: the console, for ``DefaultsConsole/eventStreamClientCount`` and the like;
+        /// - Returns: the console, for `DefaultsConsole.eventStreamClientCount` and the like;
         ///   its event streams end when the application shuts down.
         /// - Throws: ``DefaultsVaporError`` `.notInUse` before `app.defaults.use(…)`.
         @discardableResult
@@ -72,9 +72,9 @@ extension Application.Defaults {
 }
 
 extension DefaultsConsole {
-    /// The Vapor adapter: the console's routes (``ConsoleRoute``, the table the Hummingbird
+    /// The Vapor adapter: the console's routes (`ConsoleRoute`, the table the Hummingbird
     /// adapter registers too) on `routes`, each turning Vapor's request into a
-    /// ``ConsoleRequest`` and the console's answer back, with ``ConsolePrincipal/current`` set
+    /// `ConsoleRequest` and the console's answer back, with `ConsolePrincipal.current` set
     /// to what `principal` says (else left as it is). `package`: apps call
     /// ``Vapor/Application/Defaults/Console/mount(on:configuration:principal:)``.
     package func addRoutes(to routes: any RoutesBuilder, principal: @escaping @Sendable (Request) -> ConsolePrincipal?) {

@@ -31,6 +31,19 @@ struct ApplicationDefaultsTests {
         #expect(other[Self.theme] == "dark")
     }
 
+    @Test("use(name:) takes the process's shared store for that name, DefaultsStore.standard(name:)")
+    func useName() async throws {
+        let directory = try TemporaryDirectory()
+        // No other test of this target reads XDG_CONFIG_HOME; the name is unique to this run.
+        setenv("XDG_CONFIG_HOME", directory.path, 1)
+        let name = "vapor-test-" + UUID().uuidString
+        try await withApp { app in
+            try app.defaults.use(name: name)
+            #expect(app.defaults.store === (try DefaultsStore.standard(name: name)))
+            #expect(app.defaults.store.path == directory.path + "/" + name + "/defaults.sqlite")
+        }
+    }
+
     @Test("Before use: requireStore() throws .notInUse, isInUse is false, the console cannot be mounted")
     func beforeUse() async throws {
         try await withApp { app in
