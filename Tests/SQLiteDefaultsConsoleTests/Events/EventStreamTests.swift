@@ -8,7 +8,7 @@ import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
 
-@Suite("Console event stream")
+@Suite("Console event stream", .serialized)
 struct EventStreamTests {
     /// Opens `GET /api/events` on a live server and reads its head.
     static func openStream(port: Int) throws -> RawHTTPConnection {
