@@ -20,6 +20,9 @@ let package = Package(
         // The console: a web page and JSON API over a store (Hummingbird), served by
         // `prefs serve` or mounted in an app's own router. Core users build none of it.
         .library(name: "SQLiteDefaultsConsole", targets: ["SQLiteDefaultsConsole"]),
+        // Vapor: the store as an application service (`app.defaults`, `req.defaults`), the
+        // console mounted on a RoutesBuilder, and `prefs` as a command of the app.
+        .library(name: "SQLiteDefaultsVapor", targets: ["SQLiteDefaultsVapor"]),
     ],
     // Each integration sits behind a trait (SE-0450), so a package that takes the store alone
     // (`traits: []`) resolves swift-log and swift-metrics and nothing else: every dependency below
@@ -27,13 +30,16 @@ let package = Package(
     // so this repository's `swift test`, `swift run prefs demo` and a plain `.package(url:from:)`
     // line get everything. Each trait's modules compile to nothing without it (`#if TRAIT`).
     traits: [
-        .default(enabledTraits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs"]),
+        .default(enabledTraits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs", "Vapor"]),
         .trait(name: "Observable", description: "@ObservableDefaults (SQLiteDefaultsObservable): the macro, through swift-syntax."),
         .trait(name: "Configuration", description: "A swift-configuration provider over a store (SQLiteDefaultsConfiguration)."),
         .trait(name: "ServiceLifecycle", description: "A swift-service-lifecycle service that closes a store (SQLiteDefaultsServiceLifecycle)."),
         .trait(name: "Fleet", description: "One set of preferences across machines through PostgreSQL (SQLiteDefaultsPostgres, postgres-nio)."),
         .trait(name: "Console", description: "The web console and JSON API over a store as Hummingbird routes (SQLiteDefaultsConsole)."),
         .trait(name: "Prefs", description: "The prefs command-line tool (swift-argument-parser); its serve and sync need Console and Fleet."),
+        // Vapor's console adapter mounts the console (Console) and its command runs prefs's
+        // commands (Prefs), so the trait brings both.
+        .trait(name: "Vapor", description: "The store, the console and prefs in a Vapor 4 app (SQLiteDefaultsVapor).", enabledTraits: ["Console", "Prefs"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -50,6 +56,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
     ],
     targets: [
         .systemLibrary(
@@ -106,9 +113,10 @@ let package = Package(
             name: "PrefsFormats",
             dependencies: ["SQLiteDefaults"]
         ),
-        // `prefs`: `serve` exists with the Console trait, `sync` with the Fleet trait.
-        .executableTarget(
-            name: "prefs",
+        // `prefs`'s commands, a library so that SQLiteDefaultsVapor's DefaultsCommand runs the
+        // same implementation; `serve` exists with the Console trait, `sync` with the Fleet trait.
+        .target(
+            name: "PrefsCommands",
             dependencies: [
                 "SQLiteDefaults",
                 "PrefsFormats",
@@ -121,6 +129,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `prefs`: its entry point alone.
+        .executableTarget(name: "prefs", dependencies: ["PrefsCommands"]),
         .executableTarget(
             name: "DefaultsTestHelper",
             dependencies: ["SQLiteDefaults", "SanitizerMutex"],
@@ -261,6 +271,31 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Console"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Console"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Console"])),
+                // The same suites run against the Vapor mount.
+                .target(name: "SQLiteDefaultsVapor", condition: .when(traits: ["Vapor"])),
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
+            ]
+        ),
+        // Vapor: `app.defaults` (the store's lifetime), `req.defaults`, the console's Vapor
+        // adapter, and `DefaultsCommand` (prefs's commands against the app's store).
+        .target(
+            name: "SQLiteDefaultsVapor",
+            dependencies: [
+                "SQLiteDefaults",
+                .target(name: "SQLiteDefaultsConsole", condition: .when(traits: ["Vapor"])),
+                .target(name: "PrefsCommands", condition: .when(traits: ["Vapor"])),
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Vapor"])),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SQLiteDefaultsVaporTests",
+            dependencies: [
+                "SQLiteDefaultsVapor",
+                "SQLiteDefaults",
+                "DefaultsTestSupport",
+                .product(name: "VaporTesting", package: "vapor", condition: .when(traits: ["Vapor"])),
             ]
         ),
         // A throwaway PostgreSQL server for the fleet tests and benchmarks (initdb, pg_ctl).

@@ -42,8 +42,9 @@ extension DefaultsConsole {
         /// (Linux lists the owner of every TCP socket in `/proc/net/tcp{,6}`); any other user's
         /// request gets 403. For a console on loopback without a token: the machine's other
         /// users cannot read or change a store they could not open themselves. Needs a request
-        /// context that knows the remote address (`RemoteAddressRequestContext`, as
-        /// `prefs serve` uses); with any other context, or off Linux, every request gets 403.
+        /// server that knows the remote address (a Hummingbird `RemoteAddressRequestContext`, as
+        /// `prefs serve` uses, or Vapor); with any other context, or off Linux, every request
+        /// gets 403.
         /// False by default.
         public var onlyOwnerConnections: Bool
 
@@ -65,7 +66,7 @@ extension DefaultsConsole {
 
         /// Where each reveal of a secret (`GET api/keys/{key}/secret` by an admin) is recorded:
         /// called with one line naming the principal and the key — never the value. nil (the
-        /// default) logs the line through the request context's logger at `notice` level;
+        /// default) logs the line through the request's logger at `notice` level;
         /// `prefs serve` writes it to its standard error.
         ///
         /// ```swift

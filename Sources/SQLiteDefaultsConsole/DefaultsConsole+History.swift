@@ -1,6 +1,5 @@
 #if Console
 import HTTPTypes
-import Hummingbird
 import PrefsFormats
 import SQLiteDefaults
 
@@ -22,14 +21,13 @@ extension DefaultsConsole {
     /// a time and written in chunks as they are encoded, so neither the page nor its JSON is
     /// ever in memory whole: a first pass keeps only the sequence numbers (for the cursor,
     /// which goes in the head), the second reads the same entries again to write them.
-    func history(_ request: Request) -> Response {
+    func history(_ request: ConsoleRequest) -> ConsoleResponse {
         let query: HistoryQuery
         let sequences: [Int64]
         let declaredTypes: [String: DefaultsValueKind]
         let secrets: Set<String>
         do {
-            let parameters = request.uri.queryParameters
-            query = try HistoryQuery(keys: parameters[values: "key"], limits: parameters[values: "limit"], befores: parameters[values: "before"])
+            query = try HistoryQuery(keys: request.queryValues("key"), limits: request.queryValues("limit"), befores: request.queryValues("before"))
             sequences = try historySequences(query)
             // Read after the sequences, as `prefs history` reads them after its entries.
             declaredTypes = sequences.isEmpty ? [:]
@@ -45,10 +43,10 @@ extension DefaultsConsole {
             headers[HTTPField.Name("X-History-Next-Before")!] = String(next)
             var items = (query.keys ?? []).map { "key=" + Self.queryEscaped($0) }
             items += ["limit=\(query.limit)", "before=\(next)"]
-            headers[HTTPField.Name("Link")!] = "<" + request.uri.path + "?" + items.joined(separator: "&") + ">; rel=\"next\""
+            headers[HTTPField.Name("Link")!] = "<" + request.path + "?" + items.joined(separator: "&") + ">; rel=\"next\""
         }
         let catalog = self.catalog
-        let body = ResponseBody { writer in
+        let body = ConsoleResponse.Body.stream { write in
             var chunk = "["
             var written = 0
             // From just above the first entry down to the last one the first pass saw: entries
@@ -62,17 +60,16 @@ extension DefaultsConsole {
                                                                                         secret: secrets.contains(entry.key))
                     written += 1
                     if chunk.utf8.count >= Self.historyChunkSize {
-                        try await writer.write(ByteBuffer(string: chunk))
+                        try await write(chunk)
                         chunk = ""
                     }
                 }
                 before = read.count == Self.historyReadSize ? read.last?.sequence : nil
             }
             chunk += written == 0 ? "]" : "\n]"
-            try await writer.write(ByteBuffer(string: chunk))
-            try await writer.finish(nil)
+            try await write(chunk)
         }
-        return Response(status: .ok, headers: headers, body: body)
+        return ConsoleResponse(status: .ok, headers: headers, body: body)
     }
 
     /// The sequence numbers of the entries `query` names, newest first, read a few at a time

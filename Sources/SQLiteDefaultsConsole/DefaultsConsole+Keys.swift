@@ -1,6 +1,5 @@
 #if Console
 import Foundation
-import Hummingbird
 import PrefsFormats
 import SQLiteDefaults
 
@@ -11,15 +10,14 @@ extension DefaultsConsole {
     /// `api/keys?key=TEXT` (the text as it is) or `api/keys?keyHex=HEX` (the exact bytes). The
     /// query forms are what the page uses: a browser never rewrites a query, while it resolves
     /// `.` and `..` (even as `%2E`) in a path before sending it.
-    static func address(of request: Request, context: some RequestContext) -> Result<KeyAddress, RequestValue.Refusal> {
-        if let raw = context.parameters.get("key") {
+    static func address(of request: ConsoleRequest) -> Result<KeyAddress, RequestValue.Refusal> {
+        if let raw = request.keyParameter {
             guard let key = raw.removingPercentEncoding, !key.isEmpty else {
                 return .failure(RequestValue.Refusal("the path must name a key, percent-encoded"))
             }
             return .success(KeyAddress(parsing: key))
         }
-        let parameters = request.uri.queryParameters
-        let texts = parameters[values: "key"], hexes = parameters[values: "keyHex"]
+        let texts = request.queryValues("key"), hexes = request.queryValues("keyHex")
         switch (texts.count, hexes.count) {
         case (1, 0) where !texts[0].isEmpty:
             return .success(.text(String(texts[0])))
@@ -40,21 +38,21 @@ extension DefaultsConsole {
     /// "current"}` when the request's `If-Match`/`If-None-Match` (``WritePrecondition``) does
     /// not hold. The write is made for the request's principal (its name is the history's
     /// `actor`; none for the owner) because of `reason`, in one transaction with the check.
-    func putKey(_ request: Request, context: some RequestContext) async throws -> Response {
+    func putKey(_ request: ConsoleRequest) async throws -> ConsoleResponse {
         let address: KeyAddress
-        switch Self.address(of: request, context: context) {
+        switch Self.address(of: request) {
         case .success(let named): address = named
         case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
         }
         let principal = ConsolePrincipal.current ?? .owner
         if let refusal = Self.forbidden(address, for: principal) { return refusal }
-        let body = try await request.body.collect(upTo: configuration.maximumBodySize)
+        let body = try await request.collectBody(configuration.maximumBodySize)
         return respondingToWrite(address, principal: principal) {
             let condition = try WritePrecondition(headers: request.headers)
             switch address {
             case .text(let key):
                 let declared = try catalog.declaration(for: key)
-                let parsed = try RequestValue.decode(Array(buffer: body), key: key, declared: declared?.type)
+                let parsed = try RequestValue.decode(body, key: key, declared: declared?.type)
                 if let allowed = declared?.allowedValues, case .text(let text) = parsed.value, !allowed.contains(text) {
                     throw RequestValue.Refusal("key \(ValueFormatting.quoted(key)) takes one of: \(allowed.joined(separator: ", "))")
                 }
@@ -68,7 +66,7 @@ extension DefaultsConsole {
                 return Self.tagged(ConsoleResponses.json(ConsoleJSON.entry(entry, principal: principal)), version: entry.version)
             case .bytes(let bytes):
                 guard condition == .none else { throw Self.noConditionByBytes }
-                let parsed = try RequestValue.decode(Array(buffer: body), key: address.shown, declared: nil)
+                let parsed = try RequestValue.decode(body, key: address.shown, declared: nil)
                 let replaced = try store.transaction(actor: principal.name, reason: parsed.reason) { _ in
                     try store.replaceValue(parsed.value, forKeyBytes: bytes)
                 }
@@ -80,12 +78,12 @@ extension DefaultsConsole {
 
     /// `DELETE`, with an optional `?reason=TEXT` (percent-encoded) recorded in the history:
     /// 204 when the row was removed (the key now reads its default, if it has one); 404 when
-    /// no row was stored, so nothing changed; 412 as ``putKey(_:context:)`` when the request's
+    /// no row was stored, so nothing changed; 412 as ``putKey(_:)`` when the request's
     /// condition does not hold (checked first: `If-Match: "SEQ"` on a key with no row is 412
     /// when SEQ is not its version, 404 when it is).
-    func deleteKey(_ request: Request, context: some RequestContext) -> Response {
+    func deleteKey(_ request: ConsoleRequest) -> ConsoleResponse {
         let address: KeyAddress
-        switch Self.address(of: request, context: context) {
+        switch Self.address(of: request) {
         case .success(let named): address = named
         case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
         }
@@ -93,7 +91,7 @@ extension DefaultsConsole {
         if let refusal = Self.forbidden(address, for: principal) { return refusal }
         return respondingToWrite(address, principal: principal) {
             let condition = try WritePrecondition(headers: request.headers)
-            let reasons = request.uri.queryParameters[values: "reason"]
+            let reasons = request.queryValues("reason")
             guard reasons.count <= 1 else { throw RequestValue.Refusal("reason must be given once") }
             let reason = reasons.first.map(String.init)
             let removed: Bool
@@ -115,7 +113,7 @@ extension DefaultsConsole {
                     try store.removeValue(forKeyBytes: bytes)
                 }
             }
-            return removed ? Response(status: .noContent) : Self.notStored(address)
+            return removed ? ConsoleResponse(status: .noContent) : Self.notStored(address)
         }
     }
 
@@ -124,7 +122,7 @@ extension DefaultsConsole {
 
     /// ``responding(_:)`` for a write: 412 `{"error", "current"}` when its condition failed
     /// (the entry as it is now, a secret masked; `ETag` its version).
-    func respondingToWrite(_ address: KeyAddress, principal: ConsolePrincipal, _ body: () throws -> Response) -> Response {
+    func respondingToWrite(_ address: KeyAddress, principal: ConsolePrincipal, _ body: () throws -> ConsoleResponse) -> ConsoleResponse {
         Self.responding {
             do {
                 return try body()
@@ -140,7 +138,7 @@ extension DefaultsConsole {
     }
 
     /// `response` with `ETag: "VERSION"`.
-    static func tagged(_ response: Response, version: Int64) -> Response {
+    static func tagged(_ response: ConsoleResponse, version: Int64) -> ConsoleResponse {
         var response = response
         response.headers[.eTag] = "\"\(version)\""
         return response
@@ -148,7 +146,7 @@ extension DefaultsConsole {
 
     /// 403 `{"error"}` when `principal` may not change the key `address` names (a `read`
     /// token, or a `write` token's key outside its prefixes); nil when it may.
-    static func forbidden(_ address: KeyAddress, for principal: ConsolePrincipal) -> Response? {
+    static func forbidden(_ address: KeyAddress, for principal: ConsolePrincipal) -> ConsoleResponse? {
         let allowed: Bool
         switch address {
         case .text(let key): allowed = principal.mayWrite(key: key)
@@ -163,7 +161,7 @@ extension DefaultsConsole {
     }
 
     /// 404 `{"error"}`: the key has no stored row, so nothing was changed.
-    static func notStored(_ address: KeyAddress) -> Response {
+    static func notStored(_ address: KeyAddress) -> ConsoleResponse {
         ConsoleResponses.json(ConsoleJSON.error("no key \(ValueFormatting.quoted(address.shown)) is stored; nothing was changed"), status: .notFound)
     }
 }

@@ -1,7 +1,6 @@
 #if Console
 import Foundation
 import HTTPTypes
-import Hummingbird
 import PrefsFormats
 import ServiceLifecycle
 import SQLiteDefaults
@@ -9,16 +8,16 @@ import SQLiteDefaults
 extension DefaultsConsole {
     /// The page; a path without its trailing slash is redirected to it, so the page's
     /// relative links (`console.js`, `api/keys`) resolve below the mount point.
-    func page(_ request: Request) -> Response {
-        let path = request.uri.path
+    func page(_ request: ConsoleRequest) -> ConsoleResponse {
+        let path = request.path
         guard path.hasSuffix("/") else {
-            return Response(status: .movedPermanently, headers: [.location: path + "/"])
+            return ConsoleResponse(status: .movedPermanently, headers: [.location: path + "/"])
         }
         return ConsoleResponses.asset(ConsoleAssets.page, contentType: "text/html; charset=utf-8")
     }
 
     /// `GET api/keys`, each entry saying whether the request's principal may change it.
-    func listKeys() -> Response {
+    func listKeys() -> ConsoleResponse {
         do {
             return ConsoleResponses.json(ConsoleJSON.keys(try catalog.entries(), history: catalog.hasHistory,
                                                           principal: ConsolePrincipal.current ?? .owner))
@@ -28,7 +27,7 @@ extension DefaultsConsole {
     }
 
     /// `GET api/session`: who the request is, as ``ConsoleJSON/session(_:)`` writes it.
-    func session() -> Response {
+    func session() -> ConsoleResponse {
         var response = ConsoleResponses.json(ConsoleJSON.session(ConsolePrincipal.current ?? .owner))
         response.headers[.cacheControl] = "no-store"
         return response
@@ -42,7 +41,7 @@ extension DefaultsConsole {
     /// SEQ, or one `event: compacted` when the history no longer keeps them), `event: declarations` when a key is declared or undeclared, keep-alive
     /// comments while idle, until the client goes, its queue overflows, the server shuts down,
     /// or the token it was opened with is removed (looked at each second).
-    func events(_ request: Request) -> Response {
+    func events(_ request: ConsoleRequest) -> ConsoleResponse {
         let stillValid = ConsoleCredential.stillValid
         // A reconnecting EventSource names the last event it received; a script may too.
         let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!]
@@ -54,7 +53,8 @@ extension DefaultsConsole {
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-store"
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
-        let body = ResponseBody { writer in
+        let catalog = self.catalog
+        let body = ConsoleResponse.Body.stream { write in
             defer {
                 feed.cancel()
                 hub.remove(queue)
@@ -69,7 +69,6 @@ extension DefaultsConsole {
             defer { ticker.cancel() }
             // Declarations have no observer: look for a change each second, and tell the page
             // (`event: declarations`) so that it reloads types, defaults and summaries.
-            let catalog = self.catalog
             let declarations = Task {
                 var last = try? catalog.declarations()
                 while !Task.isCancelled {
@@ -86,14 +85,14 @@ extension DefaultsConsole {
                 }
             }
             defer { declarations.cancel() }
-            try await writer.write(ByteBuffer(string: "retry: 1000\n: connected\n\n"))
+            try await write("retry: 1000\n: connected\n\n")
             try await withGracefulShutdownHandler {
                 loop: while true {
                     switch await queue.next() {
                     case .events(let events):
-                        try await writer.write(ByteBuffer(string: events.joined()))
+                        try await write(events.joined())
                     case .overflow:
-                        try await writer.write(ByteBuffer(string: "event: overflow\ndata: {}\n\n"))
+                        try await write("event: overflow\ndata: {}\n\n")
                         break loop
                     case .finished:
                         break loop
@@ -102,9 +101,8 @@ extension DefaultsConsole {
             } onGracefulShutdown: {
                 queue.finish()
             }
-            try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: headers, body: body)
+        return ConsoleResponse(status: .ok, headers: headers, body: body)
     }
 
     /// Store errors that are the request's fault (a value the database refuses, too large, …).
@@ -119,7 +117,7 @@ extension DefaultsConsole {
     /// The response `body` makes, or the one its error calls for: 400 `{"error"}` for a refused
     /// request or value (``RequestValue/Refusal``, or a ``isRefusal(_:)`` store error), 503 for
     /// any other failure of the store.
-    static func responding(_ body: () throws -> Response) -> Response {
+    static func responding(_ body: () throws -> ConsoleResponse) -> ConsoleResponse {
         do {
             return try body()
         } catch let refusal as RequestValue.Refusal {
@@ -132,7 +130,7 @@ extension DefaultsConsole {
     }
 
     /// 503 with the store's error: the file cannot be written now (busy, read-only, full, replaced).
-    static func storeFailure(_ error: any Error) -> Response {
+    static func storeFailure(_ error: any Error) -> ConsoleResponse {
         let message = (error as? DefaultsError)?.description ?? "\(error)"
         return ConsoleResponses.json(ConsoleJSON.error(message), status: .serviceUnavailable)
     }

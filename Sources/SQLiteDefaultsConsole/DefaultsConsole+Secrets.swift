@@ -1,5 +1,4 @@
 #if Console
-import Hummingbird
 import PrefsFormats
 import SQLiteDefaults
 
@@ -10,10 +9,10 @@ extension DefaultsConsole {
     /// owner of a console without a token is one); 403 for any other principal, 404 for a key
     /// that is not secret (its value is in `api/keys`). Each reveal is recorded through
     /// ``Configuration/auditLog`` with the principal's name and the key, never the value.
-    func revealSecret(_ request: Request, context: some RequestContext) -> Response {
+    func revealSecret(_ request: ConsoleRequest) -> ConsoleResponse {
         let principal = ConsolePrincipal.current ?? .owner
         let key: String
-        switch Self.address(of: request, context: context) {
+        switch Self.address(of: request) {
         case .success(.text(let named)): key = named
         case .success(.bytes): return ConsoleResponses.json(ConsoleJSON.error("a key that is not UTF-8 is never secret"), status: .notFound)
         case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
@@ -37,7 +36,7 @@ extension DefaultsConsole {
             if let auditLog = configuration.auditLog {
                 auditLog(line)
             } else {
-                context.logger.notice("\(line)")
+                request.logger.notice("\(line)")
             }
             let declared = try catalog.declaration(for: key)
             var response = ConsoleResponses.json(ConsoleJSON.secretValue(key: key, value: value, version: version, declared: declared?.type))

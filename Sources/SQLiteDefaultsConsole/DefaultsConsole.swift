@@ -1,9 +1,10 @@
 #if Console
-import Hummingbird
 import SQLiteDefaults
 
 /// A web console for a `DefaultsStore`: a live page for operators, a JSON API
-/// and an event stream, as routes of a Hummingbird router.
+/// and an event stream, as routes of a Hummingbird router or (with SQLiteDefaultsVapor) of a
+/// Vapor app. One console, two adapters: the requests are handled by code that knows no web
+/// framework, so both mounts serve the same page, API, event stream and security rules.
 ///
 /// `prefs serve` runs one on its own; an app that already runs Hummingbird mounts the same
 /// console under a path prefix, behind its own authentication:
@@ -30,6 +31,7 @@ public struct DefaultsConsole: Sendable {
     let hub: EventHub
     let sessions: ConsoleSessions
     let authenticator: ConsoleAuthenticator
+    let security: ConsoleSecurity
 
     /// A console for `store`. It starts observing the store at once (for the event stream)
     /// and stops when the last copy of it is released.
@@ -44,31 +46,28 @@ public struct DefaultsConsole: Sendable {
         self.hub = EventHub(store: store, perClientLimit: configuration.eventBufferLimit)
         self.sessions = ConsoleSessions(lifetime: configuration.sessionLifetime)
         self.authenticator = ConsoleAuthenticator(configuration: configuration)
+        self.security = ConsoleSecurity(configuration: configuration, sessions: sessions, authenticator: authenticator)
     }
 
-    /// Adds the console's routes, with its security middleware in front of them, to `router`
-    /// (a `Router` or a `RouterGroup`) under `path`.
-    ///
-    /// ```swift
-    /// console.addRoutes(to: router, atPath: "admin/prefs")
-    /// ```
-    ///
-    /// Never throws: requests the console refuses get 4xx responses (see ``Configuration``).
-    public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>, atPath path: String = "") {
-        let group = router.group(RouterPath(path)).add(middleware: ConsoleSecurity<Context>(configuration: configuration, sessions: sessions, authenticator: authenticator))
-        group.get("") { request, _ in self.page(request) }
-        group.get("console.js") { _, _ in ConsoleResponses.asset(ConsoleAssets.script, contentType: "text/javascript; charset=utf-8") }
-        group.get("console.css") { _, _ in ConsoleResponses.asset(ConsoleAssets.style, contentType: "text/css; charset=utf-8") }
-        group.get("api/keys") { _, _ in self.listKeys() }
-        group.get("api/session") { _, _ in self.session() }
-        group.put("api/keys/:key") { request, context in try await self.putKey(request, context: context) }
-        group.put("api/keys") { request, context in try await self.putKey(request, context: context) }
-        group.delete("api/keys/:key") { request, context in self.deleteKey(request, context: context) }
-        group.delete("api/keys") { request, context in self.deleteKey(request, context: context) }
-        group.get("api/history") { request, _ in self.history(request) }
-        group.get("api/secret") { request, context in self.revealSecret(request, context: context) }
-        group.get("api/keys/:key/secret") { request, context in self.revealSecret(request, context: context) }
-        group.get("api/events") { request, _ in self.events(request) }
+    /// The answer to `request` on `route`: the security rules (``ConsoleSecurity``) first,
+    /// then the route, with ``ConsolePrincipal/current`` set to the request's principal. Every
+    /// adapter (Hummingbird's ``addRoutes(to:atPath:)``, Vapor's mount) calls this and nothing
+    /// else, so both serve one console.
+    package func respond(to request: ConsoleRequest, route: ConsoleRoute) async -> ConsoleResponse {
+        await security.handle(request) { request in
+            switch route {
+            case .page: page(request)
+            case .script: ConsoleResponses.asset(ConsoleAssets.script, contentType: "text/javascript; charset=utf-8")
+            case .style: ConsoleResponses.asset(ConsoleAssets.style, contentType: "text/css; charset=utf-8")
+            case .keys: listKeys()
+            case .session: session()
+            case .putKey, .putKeyByQuery: try await putKey(request)
+            case .deleteKey, .deleteKeyByQuery: deleteKey(request)
+            case .history: history(request)
+            case .secret, .secretByQuery: revealSecret(request)
+            case .events: events(request)
+            }
+        }
     }
 
     /// Ends every open event stream, so a server can stop without waiting for them; streams

@@ -7,7 +7,8 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 
-/// A store in a temporary directory and a console over it, mounted at `prefix` in a router.
+/// A store in a temporary directory and a console over it, mounted at `prefix` in a
+/// Hummingbird router or (``test(_:_:)`` on the Vapor mount) in a Vapor app.
 // @unchecked Sendable: every stored property is a `let` set in `init`; the temporary directory
 // is only read (its path) until it is removed in its own deinit, after the last test use.
 final class ConsoleFixture: @unchecked Sendable {
@@ -15,8 +16,12 @@ final class ConsoleFixture: @unchecked Sendable {
     let store: DefaultsStore
     let console: DefaultsConsole
     let app: Application<RouterResponder<BasicRequestContext>>
+    let mount: ConsoleMount
+    let prefix: String
 
-    init(configuration: DefaultsConsole.Configuration = .init(), prefix: String = "") throws {
+    init(mount: ConsoleMount = .hummingbird, configuration: DefaultsConsole.Configuration = .init(), prefix: String = "") throws {
+        self.mount = mount
+        self.prefix = prefix
         directory = try TemporaryDirectory()
         store = try DefaultsStore(path: directory.path + "/defaults.sqlite")
         console = DefaultsConsole(store: store, configuration: configuration)

@@ -30,8 +30,11 @@ final class EventHub: Sendable {
         let queue = EventQueue(limit: perClientLimit)
         queues.withLock { $0[ObjectIdentifier(queue)] = queue }
         let store = self.store
+        // Where the stream starts is fixed now, while the request is handled, not when the
+        // feed's task first runs: under load that can be after changes the client must get.
+        let start = lastEventID ?? ((try? store.newestSequence()) ?? 0)
         let feed = Task {
-            var position = lastEventID ?? ((try? store.newestSequence()) ?? 0)
+            var position = start
             while !Task.isCancelled {
                 do {
                     for try await entry in store.changes(since: position) {

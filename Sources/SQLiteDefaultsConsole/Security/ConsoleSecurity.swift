@@ -4,7 +4,6 @@ import Foundation
 import Glibc
 #endif
 import HTTPTypes
-import Hummingbird
 
 /// The console's security rules, one middleware in front of every route (page, assets, API,
 /// events), checked in this order:
@@ -29,7 +28,10 @@ import Hummingbird
 ///
 /// Every response carries a Content-Security-Policy without inline scripts, `nosniff`, and no
 /// referrer.
-struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
+///
+/// Knows no web framework: it reads a ``ConsoleRequest`` and answers a ``ConsoleResponse``, so
+/// the Hummingbird and Vapor adapters apply the same rules.
+struct ConsoleSecurity: Sendable {
     let configuration: DefaultsConsole.Configuration
     /// The sessions `?token=` opened, shared by every route of this console.
     let sessions: ConsoleSessions
@@ -57,30 +59,32 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
         return "sqlitedefaults_console" + (port.map { "_\($0)" } ?? "")
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response: Response
+    /// `next`'s response when the request passes the rules, else the refusal; either with the
+    /// security headers.
+    func handle(_ request: ConsoleRequest, next: (ConsoleRequest) async throws -> ConsoleResponse) async -> ConsoleResponse {
+        var response: ConsoleResponse
         do {
-            response = try await check(request, context: context, next: next)
-        } catch let error as any HTTPResponseError {
-            // A refusal thrown below (a chunked body over the limit, which no Content-Length
-            // announced) is answered like the others: `{"error"}`, with the headers below.
-            let message = error.status == .contentTooLarge
-                ? "the body is over \(configuration.maximumBodySize) bytes" : error.status.reasonPhrase
-            response = Self.refusal(error.status, message)
+            response = try await check(request, next: next)
+        } catch is ConsoleRequest.BodyTooLarge {
+            // A chunked body over the limit, which no Content-Length announced, is answered
+            // like the other refusals: `{"error"}`, with the headers below.
+            response = Self.refusal(.contentTooLarge, "the body is over \(configuration.maximumBodySize) bytes")
+        } catch {
+            response = DefaultsConsole.storeFailure(error)
         }
         Self.addSecurityHeaders(to: &response.headers)
         return response
     }
 
-    private func check(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let host = (request.headers[Self.hostField] ?? request.head.authority)?.lowercased()
+    private func check(_ request: ConsoleRequest, next: (ConsoleRequest) async throws -> ConsoleResponse) async throws -> ConsoleResponse {
+        let host = (request.headers[Self.hostField] ?? request.authority)?.lowercased()
         if let allowedHosts {
             guard let host, allowedHosts.contains(HostName.canonical(host)) else {
                 return Self.refusal(.forbidden, "this console does not serve the host \(host.map { "'\($0)'" } ?? "(none)")")
             }
         }
         if configuration.onlyOwnerConnections {
-            guard Self.isOwnersConnection(context) else {
+            guard Self.isOwnersConnection(request.remote) else {
                 return Self.refusal(.forbidden, "this console serves only the user who runs it (uid \(geteuid())); others need a token (prefs serve --tokens or --token-file)")
             }
         }
@@ -122,7 +126,7 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
         }
         return try await ConsolePrincipal.$current.withValue(principal) {
             try await ConsoleCredential.$stillValid.withValue(stillValid) {
-                try await next(request, context)
+                try await next(request)
             }
         }
     }
@@ -130,13 +134,13 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
     /// A response that ends a request before its route: a refusal, or the redirect that turns
     /// `?token=` into a cookie.
     struct Answer: Error {
-        let response: Response
+        let response: ConsoleResponse
     }
 
     /// The credential the request carries (a bearer token, or an open session's cookie); else
     /// the response to send (401, 403 while the tokens file cannot be used, or the redirect
     /// that turns `?token=` into a cookie).
-    private func authenticate(_ request: Request, host: String?) -> Result<(ConsoleCredential, session: String?), Answer> {
+    private func authenticate(_ request: ConsoleRequest, host: String?) -> Result<(ConsoleCredential, session: String?), Answer> {
         let refusal = { (outcome: ConsoleAuthenticator.Outcome) -> Answer in
             switch outcome {
             case .unavailable(let message): return Answer(response: Self.refusal(.forbidden, message))
@@ -150,51 +154,49 @@ struct ConsoleSecurity<Context: RequestContext>: RouterMiddleware {
             if case .accepted(let credential) = outcome { return .success((credential, nil)) }
             return .failure(refusal(outcome))
         }
-        if let given = request.uri.queryParameters["token"], request.method == .get {
+        if let given = request.queryValue("token"), request.method == .get {
             let outcome = authenticator.authenticate(String(given))
             guard case .accepted(let credential) = outcome else { return .failure(refusal(outcome)) }
-            return .failure(Answer(response: Self.cookieRedirect(path: request.uri.path, name: Self.cookieName(host: host),
+            return .failure(Answer(response: Self.cookieRedirect(path: request.path, name: Self.cookieName(host: host),
                                                                  session: sessions.open(for: credential))))
         }
-        if let cookie = request.cookies[Self.cookieName(host: host)], let credential = sessions.credential(of: cookie.value) {
+        if let cookie = request.cookie(Self.cookieName(host: host)), let credential = sessions.credential(of: cookie) {
             let outcome = authenticator.check(credential)
-            if case .accepted(let credential) = outcome { return .success((credential, cookie.value)) }
-            if case .refused = outcome { sessions.close(cookie.value) }
+            if case .accepted(let credential) = outcome { return .success((credential, cookie)) }
+            if case .refused = outcome { sessions.close(cookie) }
             return .failure(refusal(outcome))
         }
         return .failure(Answer(response: Self.refusal(.unauthorized, "this console needs a token: Authorization: Bearer TOKEN, or open the page once with ?token=TOKEN")))
     }
 
     /// Whether the other end of the request's connection is a socket of the user running this
-    /// process, as `/proc/net/tcp{,6}` says. False when the context does not know the remote
-    /// address (a context that is not a `RemoteAddressRequestContext`), or the socket is not
-    /// listed (not a TCP connection on this machine): a doubt refuses.
-    static func isOwnersConnection(_ context: Context) -> Bool {
-        guard let remote = (context as? any RemoteAddressRequestContext)?.remoteAddress,
-              let ip = remote.ipAddress, let port = remote.port,
-              let endpoint = SocketOwnerTable.Endpoint(ip: ip, port: port) else { return false }
+    /// process, as `/proc/net/tcp{,6}` says. False when the server does not know the remote
+    /// address (a Hummingbird context that is not a `RemoteAddressRequestContext`), or the
+    /// socket is not listed (not a TCP connection on this machine): a doubt refuses.
+    static func isOwnersConnection(_ remote: ConsoleRequest.Endpoint?) -> Bool {
+        guard let remote, let endpoint = SocketOwnerTable.Endpoint(ip: remote.ip, port: remote.port) else { return false }
         return SocketOwnerTable.current().owners(ofLocalEnd: endpoint) == [geteuid()]
     }
 
     /// 303 to `path` (the query dropped) with an HttpOnly, SameSite=Strict session cookie for
     /// the folder `path` is in, so the page and its API below it both send it.
-    static func cookieRedirect(path: String, name: String, session: String) -> Response {
+    static func cookieRedirect(path: String, name: String, session: String) -> ConsoleResponse {
         let folder = path.hasSuffix("/") ? path : String(path[...(path.lastIndex(of: "/") ?? path.startIndex)])
         var headers = HTTPFields()
         headers[.location] = path
         headers[.setCookie] = "\(name)=\(session); Path=\(folder.isEmpty ? "/" : folder); HttpOnly; SameSite=Strict"
         headers[.cacheControl] = "no-store"
-        return Response(status: .seeOther, headers: headers)
+        return ConsoleResponse(status: .seeOther, headers: headers)
     }
 
     /// Whether the request says it has a body.
-    static func hasBody(_ request: Request) -> Bool {
+    static func hasBody(_ request: ConsoleRequest) -> Bool {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }) { return length > 0 }
         return request.headers[.transferEncoding] != nil
     }
 
     /// `{"error": message}` with `status`.
-    static func refusal(_ status: HTTPResponse.Status, _ message: String) -> Response {
+    static func refusal(_ status: HTTPResponse.Status, _ message: String) -> ConsoleResponse {
         ConsoleResponses.json(ConsoleJSON.error(message), status: status)
     }
 

@@ -10,14 +10,14 @@ import Testing
 
 @Suite("Console JSON API")
 struct ConsoleAPITests {
-    @Test("GET /api/keys lists every stored key with its value, text, type and storage class")
-    func listsKeys() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("GET /api/keys lists every stored key with its value, text, type and storage class", arguments: ConsoleMount.all)
+    func listsKeys(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         try fixture.store.set(.integer(42), for: DefaultsKey<SQLiteValue?>("count"))
         try fixture.store.set(.real(2.0), for: DefaultsKey<SQLiteValue?>("ratio"))
         try fixture.store.set(.text("Ada"), for: DefaultsKey<SQLiteValue?>("name"))
         try fixture.store.set(.blob(Data([0xDE, 0xAD])), for: DefaultsKey<SQLiteValue?>("raw"))
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
@@ -35,7 +35,7 @@ struct ConsoleAPITests {
         }
     }
 
-    @Test("PUT stores an undeclared key's value by its JSON kind", arguments: [
+    @Test("PUT stores an undeclared key's value by its JSON kind", arguments: ConsoleMount.all, [
         (#"{"value": 7}"#, SQLiteValue.integer(7)),
         (#"{"value": 2.5}"#, .real(2.5)),
         (#"{"value": 2.0}"#, .real(2.0)),
@@ -46,9 +46,10 @@ struct ConsoleAPITests {
         (#"{"value": {"a": 1}}"#, .text(#"{"a": 1}"#)),
         (#"{"value": {"$data": "AAEC"}}"#, .blob(Data([0, 1, 2]))),
     ])
-    func putByJSONKind(body: String, expected: SQLiteValue) async throws {
-        let fixture = try ConsoleFixture()
-        try await fixture.app.test(.router) { client in
+    func putByJSONKind(mount: ConsoleMount, pair: (String, SQLiteValue)) async throws {
+        let (body, expected) = pair
+        let fixture = try ConsoleFixture(mount: mount)
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys/k", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: body)) { response in
                 #expect(response.status == .ok, "\(response.body.text)")
                 let entry = try #require(parsedJSON(response.body) as? [String: Any])
@@ -58,10 +59,10 @@ struct ConsoleAPITests {
         #expect(try fixture.stored("k") == expected)
     }
 
-    @Test("PUT with a type parses the value as `prefs write --type` does")
-    func putWithType() async throws {
-        let fixture = try ConsoleFixture()
-        try await fixture.app.test(.router) { client in
+    @Test("PUT with a type parses the value as `prefs write --type` does", arguments: ConsoleMount.all)
+    func putWithType(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
+        try await fixture.test(.router) { client in
             for (body, key) in [(#"{"value": "42", "type": "int"}"#, "i"), (#"{"value": "yes", "type": "bool"}"#, "b"),
                                 (#"{"value": "[1,2]", "type": "json"}"#, "j"), (#"{"value": "AAE=", "type": "data"}"#, "d")] {
                 try await client.execute(uri: "/api/keys/\(key)", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: body)) { response in
@@ -75,7 +76,7 @@ struct ConsoleAPITests {
         #expect(try fixture.stored("d") == .blob(Data([0, 1])))
     }
 
-    @Test("A refused value gets 400 with {\"error\"} and writes nothing", arguments: [
+    @Test("A refused value gets 400 with {\"error\"} and writes nothing", arguments: ConsoleMount.all, [
         #"{"value": "abc", "type": "int"}"#,
         #"{"value": "{not json", "type": "json"}"#,
         #"{"value": "x", "type": "colour"}"#,
@@ -87,10 +88,10 @@ struct ConsoleAPITests {
         #"{"value": 1e999}"#,
         #"{"value": 99999999999999999999}"#,
     ])
-    func refusals(body: String) async throws {
-        let fixture = try ConsoleFixture()
+    func refusals(mount: ConsoleMount, body: String) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         try fixture.store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("k"))
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys/k", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: body)) { response in
                 #expect(response.status == .badRequest)
                 let error = (parsedJSON(response.body) as? [String: Any])?["error"] as? String
@@ -100,11 +101,11 @@ struct ConsoleAPITests {
         #expect(try fixture.stored("k") == .integer(5))
     }
 
-    @Test("Keys in paths are percent-encoded: slashes, dots, spaces, Unicode and markup round-trip")
-    func percentEncodedKeys() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("Keys in paths are percent-encoded: slashes, dots, spaces, Unicode and markup round-trip", arguments: ConsoleMount.all)
+    func percentEncodedKeys(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         let keys = ["a/b c", "..", "app.timeout", "ключ 🔑", "<img src=x onerror=alert(1)>", "100%"]
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             for key in keys {
                 try await client.execute(uri: "/api/keys/" + encodedKey(key), method: .put, headers: jsonHeaders(),
                                          body: ByteBuffer(string: #"{"value": "v"}"#)) { response in
@@ -114,7 +115,7 @@ struct ConsoleAPITests {
             }
         }
         #expect(Set(try fixture.store.keys()) == Set(keys))
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             for key in keys {
                 try await client.execute(uri: "/api/keys/" + encodedKey(key), method: .delete) { response in
                     #expect(response.status == .noContent)
@@ -124,11 +125,11 @@ struct ConsoleAPITests {
         #expect(try fixture.store.keys().isEmpty)
     }
 
-    @Test("DELETE removes the key (204); deleting a missing key changes nothing and is 404 {\"error\"}")
-    func delete() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("DELETE removes the key (204); deleting a missing key changes nothing and is 404 {\"error\"}", arguments: ConsoleMount.all)
+    func delete(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         try fixture.store.set(.text("x"), for: DefaultsKey<SQLiteValue?>("k"))
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys/k", method: .delete) { #expect($0.status == .noContent) }
             try await client.execute(uri: "/api/keys/k", method: .delete) { response in
                 #expect(response.status == .notFound)
@@ -138,14 +139,14 @@ struct ConsoleAPITests {
         #expect(try fixture.stored("k") == nil)
     }
 
-    @Test("A 1 MB value and binary values go through the API unchanged")
-    func largeAndBinaryValues() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("A 1 MB value and binary values go through the API unchanged", arguments: ConsoleMount.all)
+    func largeAndBinaryValues(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         let big = String(repeating: "x", count: 1_000_000)
         var bytes = [UInt8](repeating: 0, count: 300_000)
         for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 31) }
         let data = Data(bytes)
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys/big", method: .put, headers: jsonHeaders(),
                                      body: ByteBuffer(string: #"{"value": ""# + big + #""}"#)) { #expect($0.status == .ok) }
             try await client.execute(uri: "/api/keys/bin", method: .put, headers: jsonHeaders(),
@@ -159,10 +160,10 @@ struct ConsoleAPITests {
         #expect(try fixture.stored("bin") == .blob(data))
     }
 
-    @Test("The page, script and style are served from the binary; the page has the hooks' script and no inline script")
-    func pageAndAssets() async throws {
-        let fixture = try ConsoleFixture()
-        try await fixture.app.test(.router) { client in
+    @Test("The page, script and style are served from the binary; the page has the hooks' script and no inline script", arguments: ConsoleMount.all)
+    func pageAndAssets(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
@@ -181,11 +182,11 @@ struct ConsoleAPITests {
         }
     }
 
-    @Test("Mounted under a prefix: the page redirects to its trailing slash, the API answers below it")
-    func mountedUnderPrefix() async throws {
-        let fixture = try ConsoleFixture(prefix: "admin/prefs")
+    @Test("Mounted under a prefix: the page redirects to its trailing slash, the API answers below it", arguments: ConsoleMount.all)
+    func mountedUnderPrefix(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount, prefix: "admin/prefs")
         try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("flag"))
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/admin/prefs", method: .get) { response in
                 #expect(response.status == .movedPermanently && response.headers[.location] == "/admin/prefs/")
             }
@@ -200,9 +201,9 @@ struct ConsoleAPITests {
 
 @Suite("Console edges")
 struct ConsoleEdgeTests {
-    @Test("The database replaced underneath: writes get 503 naming the replacement, and neither file changes")
-    func databaseReplaced() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("The database replaced underneath: writes get 503 naming the replacement, and neither file changes", arguments: ConsoleMount.all)
+    func databaseReplaced(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("k"))
         let replacement = fixture.directory.path + "/other.sqlite"
         let other = try DefaultsStore(path: replacement)
@@ -212,7 +213,7 @@ struct ConsoleEdgeTests {
         #expect(await waitUntil {
             (try? fixture.store.set(.integer(3), for: DefaultsKey<SQLiteValue?>("probe"))) == nil
         })
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys/k", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: #"{"value": 9}"#)) { response in
                 #expect(response.status == .serviceUnavailable)
                 let error = (parsedJSON(response.body) as? [String: Any])?["error"] as? String ?? ""
@@ -228,17 +229,17 @@ struct ConsoleEdgeTests {
 
 @Suite("Console and declared keys")
 struct ConsoleDeclaredKeyTests {
-    static func declaredFixture() throws -> ConsoleFixture {
-        let fixture = try ConsoleFixture()
+    static func declaredFixture(mount: ConsoleMount) throws -> ConsoleFixture {
+        let fixture = try ConsoleFixture(mount: mount)
         try fixture.store.declare(DefaultsKey<Int>("timeout", default: 30, summary: "Request timeout, in seconds"))
         try fixture.store.declare(DefaultsDeclaration(key: "mode", type: .string, defaultValue: .text("fast"), allowedValues: ["fast", "safe"]))
         return fixture
     }
 
-    @Test("An unset declared key is listed with its type, default and summary; value null")
-    func listsDeclared() async throws {
-        let fixture = try Self.declaredFixture()
-        try await fixture.app.test(.router) { client in
+    @Test("An unset declared key is listed with its type, default and summary; value null", arguments: ConsoleMount.all)
+    func listsDeclared(mount: ConsoleMount) async throws {
+        let fixture = try Self.declaredFixture(mount: mount)
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys", method: .get) { response in
                 let keys = try #require((parsedJSON(response.body) as? [String: Any])?["keys"] as? [[String: Any]])
                 let timeout = try #require(keys.first { $0["key"] as? String == "timeout" })
@@ -251,10 +252,10 @@ struct ConsoleDeclaredKeyTests {
         }
     }
 
-    @Test("A declared key parses by its declared type; a misfit, a value outside the allowed ones, or another type is 400 and writes nothing")
-    func declaredRefusals() async throws {
-        let fixture = try Self.declaredFixture()
-        try await fixture.app.test(.router) { client in
+    @Test("A declared key parses by its declared type; a misfit, a value outside the allowed ones, or another type is 400 and writes nothing", arguments: ConsoleMount.all)
+    func declaredRefusals(mount: ConsoleMount) async throws {
+        let fixture = try Self.declaredFixture(mount: mount)
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys/timeout", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: #"{"value": "45"}"#)) {
                 #expect($0.status == .ok)
             }

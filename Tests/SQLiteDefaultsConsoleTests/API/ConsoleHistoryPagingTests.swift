@@ -10,14 +10,14 @@ import Testing
 
 @Suite("Console history paging")
 struct ConsoleHistoryPagingTests {
-    @Test("a page holds at most 1,000 entries, whatever limit asks; before=SEQ pages on; a full page names the next cursor in X-History-Next-Before and Link")
-    func pages() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("a page holds at most 1,000 entries, whatever limit asks; before=SEQ pages on; a full page names the next cursor in X-History-Next-Before and Link", arguments: ConsoleMount.all)
+    func pages(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         try fixture.store.transaction { transaction in
             for index in 0..<1_005 { try transaction.set(index, for: DefaultsKey<Int>("bulk.\(index)", default: 0)) }
         }
         for value in 0..<25 { try fixture.store.set(.integer(Int64(value)), for: DefaultsKey<SQLiteValue?>("n")) }
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             for limit in ["1001", "100000"] {
                 try await client.execute(uri: "/api/history?limit=\(limit)", method: .get) { response in
                     #expect(response.status == .ok)
@@ -50,12 +50,12 @@ struct ConsoleHistoryPagingTests {
         }
     }
 
-    @Test("A long answer arrives whole, written in chunks: 600 entries of 16 KB")
-    func chunkedBody() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("A long answer arrives whole, written in chunks: 600 entries of 16 KB", arguments: ConsoleMount.all)
+    func chunkedBody(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         let big = String(repeating: "y", count: 16_000)
         for index in 0..<600 { try fixture.store.set(.text("\(index)" + big), for: DefaultsKey<SQLiteValue?>("doc")) }
-        try await fixture.app.test(.live) { client in
+        try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let response = try await onOwnThread { try RawHTTPConnection.request(port: port, "GET", "/api/history?limit=1000", timeout: .seconds(120)) }
             #expect(response.status == 200)

@@ -11,8 +11,8 @@ import Testing
 @Suite("Console history API")
 struct ConsoleHistoryTests {
     /// `timeout` set to 30, then 45, then removed; `other` set to 1: four changes, newest last.
-    static func fixtureWithChanges() throws -> ConsoleFixture {
-        let fixture = try ConsoleFixture()
+    static func fixtureWithChanges(mount: ConsoleMount) throws -> ConsoleFixture {
+        let fixture = try ConsoleFixture(mount: mount)
         try fixture.store.set(.integer(30), for: DefaultsKey<SQLiteValue?>("timeout"))
         try fixture.store.set(.integer(45), for: DefaultsKey<SQLiteValue?>("timeout"))
         try fixture.store.remove(DefaultsKey<SQLiteValue?>("timeout"))
@@ -25,10 +25,10 @@ struct ConsoleHistoryTests {
         String(decoding: try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), as: UTF8.self)
     }
 
-    @Test("GET /api/history?key=K is an array of prefs history --json's objects, newest first")
-    func shape() async throws {
-        let fixture = try Self.fixtureWithChanges()
-        let body = try await fixture.app.test(.router) { client in
+    @Test("GET /api/history?key=K is an array of prefs history --json's objects, newest first", arguments: ConsoleMount.all)
+    func shape(mount: ConsoleMount) async throws {
+        let fixture = try Self.fixtureWithChanges(mount: mount)
+        let body = try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/history?key=timeout", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
@@ -52,11 +52,11 @@ struct ConsoleHistoryTests {
         #expect(try Self.canonical(entries) == Self.canonical(printed))
     }
 
-    @Test("A declared key's entries carry its type, as prefs history --json prints them")
-    func declaredType() async throws {
-        let fixture = try Self.fixtureWithChanges()
+    @Test("A declared key's entries carry its type, as prefs history --json prints them", arguments: ConsoleMount.all)
+    func declaredType(mount: ConsoleMount) async throws {
+        let fixture = try Self.fixtureWithChanges(mount: mount)
         try fixture.store.declare(DefaultsDeclaration(key: "other", type: .string))
-        let body = try await fixture.app.test(.router) { client in
+        let body = try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/history", method: .get) { response in
                 #expect(response.status == .ok)
                 return response.body
@@ -67,10 +67,10 @@ struct ConsoleHistoryTests {
         #expect(entries.filter { $0["key"] as? String == "timeout" }.allSatisfy { $0["type"] == nil })
     }
 
-    @Test("limit bounds the entries (100 by default); without key, every key's changes")
-    func limit() async throws {
-        let fixture = try Self.fixtureWithChanges()
-        try await fixture.app.test(.router) { client in
+    @Test("limit bounds the entries (100 by default); without key, every key's changes", arguments: ConsoleMount.all)
+    func limit(mount: ConsoleMount) async throws {
+        let fixture = try Self.fixtureWithChanges(mount: mount)
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/history?key=timeout&limit=2", method: .get) { response in
                 let entries = try #require(parsedJSON(response.body) as? [[String: Any]])
                 #expect(entries.count == 2 && entries[1]["value"] as? Int == 45)
@@ -89,11 +89,11 @@ struct ConsoleHistoryTests {
         }
     }
 
-    @Test("A key with no history, or one never written, is an empty array; a percent-encoded key is found")
-    func unknownKey() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("A key with no history, or one never written, is an empty array; a percent-encoded key is found", arguments: ConsoleMount.all)
+    func unknownKey(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("a b&c=d/+"))
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/history?key=nope", method: .get) { response in
                 #expect(response.status == .ok && response.body.text == "[]")
             }
@@ -104,13 +104,13 @@ struct ConsoleHistoryTests {
         }
     }
 
-    @Test("A bad limit or an empty key gets 400 {\"error\"}", arguments: [
+    @Test("A bad limit or an empty key gets 400 {\"error\"}", arguments: ConsoleMount.all, [
         "limit=abc", "limit=-1", "limit=1.5", "limit=", "limit=99999999999999999999", "limit=1&limit=2", "key=", "key=timeout&key=",
         "before=0", "before=-3", "before=x", "before=1&before=2",
     ])
-    func badQuery(query: String) async throws {
-        let fixture = try Self.fixtureWithChanges()
-        try await fixture.app.test(.router) { client in
+    func badQuery(mount: ConsoleMount, query: String) async throws {
+        let fixture = try Self.fixtureWithChanges(mount: mount)
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/history?" + query, method: .get) { response in
                 #expect(response.status == .badRequest)
                 let json = try #require(parsedJSON(response.body) as? [String: Any])
@@ -119,11 +119,11 @@ struct ConsoleHistoryTests {
         }
     }
 
-    @Test("GET /api/keys and PUT carry each key's last change from the history: time and writer")
-    func lastChange() async throws {
-        let fixture = try Self.fixtureWithChanges()
+    @Test("GET /api/keys and PUT carry each key's last change from the history: time and writer", arguments: ConsoleMount.all)
+    func lastChange(mount: ConsoleMount) async throws {
+        let fixture = try Self.fixtureWithChanges(mount: mount)
         try fixture.store.set(.integer(7), for: DefaultsKey<SQLiteValue?>("unchanged.since.load"))
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys", method: .get) { response in
                 let json = try #require(parsedJSON(response.body) as? [String: Any])
                 #expect(json["history"] as? Bool == true)

@@ -19,10 +19,10 @@ struct ConsoleKeyAddressTests {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    @Test("api/keys?key= names any key, as it is: PUT writes it, DELETE removes it")
-    func queryForm() async throws {
-        let fixture = try ConsoleFixture()
-        try await fixture.app.test(.router) { client in
+    @Test("api/keys?key= names any key, as it is: PUT writes it, DELETE removes it", arguments: ConsoleMount.all)
+    func queryForm(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
+        try await fixture.test(.router) { client in
             for key in Self.awkwardKeys {
                 try await client.execute(uri: "/api/keys?key=" + Self.queryValue(key), method: .put, headers: jsonHeaders(),
                                          body: ByteBuffer(string: #"{"value": "v"}"#)) { response in
@@ -32,7 +32,7 @@ struct ConsoleKeyAddressTests {
             }
         }
         #expect(Set(try fixture.store.keys()) == Set(Self.awkwardKeys))
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             for key in Self.awkwardKeys {
                 try await client.execute(uri: "/api/keys?key=" + Self.queryValue(key), method: .delete) { response in
                     #expect(response.status == .noContent, "\(key): \(response.body.text)")
@@ -42,11 +42,11 @@ struct ConsoleKeyAddressTests {
         #expect(try fixture.store.keys().isEmpty)
     }
 
-    @Test("api/keys?keyHex= names a key by its bytes; a request naming no key, or two, is 400")
-    func hexForm() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("api/keys?keyHex= names a key by its bytes; a request naming no key, or two, is 400", arguments: ConsoleMount.all)
+    func hexForm(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(".."))
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys?keyHex=2E2e", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: #"{"value": 2}"#)) {
                 #expect($0.status == .ok)
             }
@@ -57,14 +57,14 @@ struct ConsoleKeyAddressTests {
         #expect(try fixture.stored("..") == .integer(2))
     }
 
-    @Test("A key that is not UTF-8 is listed by its escaped address and keyHex; PUT and DELETE by that address act on that row only", .requiresSQLiteShell)
-    func invalidUTF8Key() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("A key that is not UTF-8 is listed by its escaped address and keyHex; PUT and DELETE by that address act on that row only", .requiresSQLiteShell, arguments: ConsoleMount.all)
+    func invalidUTF8Key(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         try fixture.store.set(.text("seed"), for: DefaultsKey<SQLiteValue?>("seed"))
         try sqlite3(fixture.path, "INSERT INTO defaults(key, value) VALUES (CAST(x'ff6b6579' AS TEXT), 'v')")
         let path = fixture.path
         let count: @Sendable () throws -> String = { try sqlite3(path, "SELECT count(*) FROM defaults WHERE key = CAST(x'ff6b6579' AS TEXT)") }
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             let listed = try await client.execute(uri: "/api/keys", method: .get) { response in
                 let keys = try #require((parsedJSON(response.body) as? [String: Any])?["keys"] as? [[String: Any]])
                 return try #require(keys.first { $0["key"] as? String != "seed" })
@@ -90,13 +90,13 @@ struct ConsoleKeyAddressTests {
         #expect(try fixture.store.keys() == ["seed"])
     }
 
-    @Test("A declared bool reads true/false in text and defaultText")
-    func declaredBoolText() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("A declared bool reads true/false in text and defaultText", arguments: ConsoleMount.all)
+    func declaredBoolText(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         try fixture.store.declare(DefaultsDeclaration(key: "verbose", type: .bool, defaultValue: .integer(0)))
         try fixture.store.declare(DefaultsDeclaration(key: "dark", type: .bool, defaultValue: .integer(1)))
         try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("verbose"))
-        try await fixture.app.test(.router) { client in
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys", method: .get) { response in
                 let keys = try #require((parsedJSON(response.body) as? [String: Any])?["keys"] as? [[String: Any]])
                 let verbose = try #require(keys.first { $0["key"] as? String == "verbose" })

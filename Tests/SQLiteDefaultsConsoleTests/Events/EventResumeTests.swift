@@ -36,11 +36,11 @@ struct EventResumeTests {
         return connection
     }
 
-    @Test("each event's id is its history sequence; Last-Event-ID replays exactly what was missed, then live")
-    func idsAndResume() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("each event's id is its history sequence; Last-Event-ID replays exactly what was missed, then live", arguments: ConsoleMount.all)
+    func idsAndResume(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         let key = DefaultsKey<Int>("n", default: 0)
-        try await fixture.app.test(.live) { client in
+        try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let first: RawHTTPConnection? = try await onOwnThread { try Self.open(port: port) }
             fixture.store[key] = 1
@@ -67,13 +67,13 @@ struct EventResumeTests {
         }
     }
 
-    @Test("a Last-Event-ID the history no longer keeps gets one compacted event naming the oldest, then live")
-    func compacted() async throws {
-        let fixture = try ConsoleFixture()
+    @Test("a Last-Event-ID the history no longer keeps gets one compacted event naming the oldest, then live", arguments: ConsoleMount.all)
+    func compacted(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
         let key = DefaultsKey<Int>("n", default: 0)
         try fixture.store.setHistoryRetention(100)
         for value in 1...1_200 { fixture.store[key] = value }
-        try await fixture.app.test(.live) { client in
+        try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let stream = try await onOwnThread { try Self.open(port: port, lastEventID: 1) }
             let frame = try #require(try await onOwnThread { try Self.nextFrame(stream) })

@@ -8,7 +8,7 @@ import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
 
-@Suite("Console event stream")
+@Suite("Console event stream", .serialized)
 struct EventStreamTests {
     /// Opens `GET /api/events` on a live server and reads its head.
     static func openStream(port: Int) throws -> RawHTTPConnection {
@@ -20,10 +20,10 @@ struct EventStreamTests {
         return connection
     }
 
-    @Test("The head is sent at once; a commit by another store arrives as one event {seq, key, value}")
-    func headThenEvents() async throws {
-        let fixture = try ConsoleFixture()
-        try await fixture.app.test(.live) { client in
+    @Test("The head is sent at once; a commit by another store arrives as one event {seq, key, value}", arguments: ConsoleMount.all)
+    func headThenEvents(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
+        try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let stream = try await onOwnThread { try Self.openStream(port: port) }
             // The head arrived before any change: now another writer commits, one change at a
@@ -54,10 +54,10 @@ struct EventStreamTests {
         }
     }
 
-    @Test("100 event-stream clients each get every change")
-    func hundredClients() async throws {
-        let fixture = try ConsoleFixture()
-        try await fixture.app.test(.live) { client in
+    @Test("100 event-stream clients each get every change", arguments: ConsoleMount.all)
+    func hundredClients(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
+        try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let streams = try await onOwnThread { try (0..<100).map { _ in try Self.openStream(port: port) } }
             #expect(await waitUntil { fixture.console.eventStreamClientCount == 100 })
@@ -67,10 +67,10 @@ struct EventStreamTests {
         }
     }
 
-    @Test("A client that never reads is dropped once it falls behind the limit: the server does not buffer without bound")
-    func stalledClientIsDropped() async throws {
-        let fixture = try ConsoleFixture(configuration: .init(eventBufferLimit: 8 * 1024))
-        try await fixture.app.test(.live) { client in
+    @Test("A client that never reads is dropped once it falls behind the limit: the server does not buffer without bound", arguments: ConsoleMount.all)
+    func stalledClientIsDropped(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount, configuration: .init(eventBufferLimit: 8 * 1024))
+        try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let stalled = try RawHTTPConnection(port: port)
             try stalled.send("GET", "/api/events", host: "127.0.0.1:\(port)")
@@ -92,10 +92,10 @@ struct EventStreamTests {
         }
     }
 
-    @Test("Closing the event streams ends them with the response finished")
-    func closeEventStreams() async throws {
-        let fixture = try ConsoleFixture()
-        try await fixture.app.test(.live) { client in
+    @Test("Closing the event streams ends them with the response finished", arguments: ConsoleMount.all)
+    func closeEventStreams(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
+        try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let stream = try await onOwnThread { try Self.openStream(port: port) }
             #expect(await waitUntil { fixture.console.eventStreamClientCount == 1 })
@@ -110,10 +110,10 @@ struct EventStreamTests {
         }
     }
 
-    @Test("Declaring or undeclaring a key sends `event: declarations`, so the page reloads types and defaults")
-    func declarationEvents() async throws {
-        let fixture = try ConsoleFixture()
-        try await fixture.app.test(.live) { client in
+    @Test("Declaring or undeclaring a key sends `event: declarations`, so the page reloads types and defaults", arguments: ConsoleMount.all)
+    func declarationEvents(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
+        try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let stream = try await onOwnThread { try Self.openStream(port: port) }
             // The barrier: a declaration made before the server has registered the stream is

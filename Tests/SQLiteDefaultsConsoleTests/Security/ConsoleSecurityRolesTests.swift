@@ -14,7 +14,7 @@ struct ConsoleSecurityRolesTests {
     static let admin = ConsoleTokens.newToken(), reader = ConsoleTokens.newToken()
     static let dotted = ConsoleTokens.newToken(), bare = ConsoleTokens.newToken(), anyKey = ConsoleTokens.newToken()
 
-    static func fixture() throws -> ConsoleFixture {
+    static func fixture(mount: ConsoleMount) throws -> ConsoleFixture {
         let tokens = try ConsoleTokens(entries: [
             .init(name: "carol", role: .admin, token: admin),
             .init(name: "bob", role: .read, token: reader),
@@ -22,7 +22,7 @@ struct ConsoleSecurityRolesTests {
             .init(name: "dave", role: .write, prefixes: ["feature"], token: bare),
             .init(name: "erin", role: .write, token: anyKey),
         ])
-        let fixture = try ConsoleFixture(configuration: .init(tokens: tokens, allowedHosts: ["127.0.0.1"]))
+        let fixture = try ConsoleFixture(mount: mount, configuration: .init(tokens: tokens, allowedHosts: ["127.0.0.1"]))
         for key in ["feature.x", "featureless", "other"] { try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
         return fixture
     }
@@ -35,14 +35,14 @@ struct ConsoleSecurityRolesTests {
     }
 
     /// The status of `PUT api/keys/KEY` with `{"value": 2}`.
-    static func put(_ client: some TestClientProtocol, _ token: String, _ uri: String) async throws -> HTTPResponse.Status {
+    static func put(_ client: ConsoleTestClient, _ token: String, _ uri: String) async throws -> HTTPResponse.Status {
         try await client.execute(uri: uri, method: .put, headers: headers(token, json: true), body: ByteBuffer(string: #"{"value": 2}"#)) { $0.status }
     }
 
-    @Test("read: the page, every GET and the session answer; PUT and DELETE are 403 and write nothing")
-    func readRole() async throws {
-        let fixture = try Self.fixture()
-        try await fixture.app.test(.router) { client in
+    @Test("read: the page, every GET and the session answer; PUT and DELETE are 403 and write nothing", arguments: ConsoleMount.all)
+    func readRole(mount: ConsoleMount) async throws {
+        let fixture = try Self.fixture(mount: mount)
+        try await fixture.test(.router) { client in
             for uri in ["/", "/console.js", "/api/keys", "/api/history?key=other", "/api/session"] {
                 try await client.execute(uri: uri, method: .get, headers: Self.headers(Self.reader)) { #expect($0.status == .ok, "\(uri)") }
             }
@@ -65,10 +65,10 @@ struct ConsoleSecurityRolesTests {
         #expect(try fixture.stored("new") == nil)
     }
 
-    @Test("write with prefix 'feature.': feature.x yes; featureless and other 403, by path, ?key= or ?keyHex=, and nothing written")
-    func dottedPrefix() async throws {
-        let fixture = try Self.fixture()
-        try await fixture.app.test(.router) { client in
+    @Test("write with prefix 'feature.': feature.x yes; featureless and other 403, by path, ?key= or ?keyHex=, and nothing written", arguments: ConsoleMount.all)
+    func dottedPrefix(mount: ConsoleMount) async throws {
+        let fixture = try Self.fixture(mount: mount)
+        try await fixture.test(.router) { client in
             #expect(try await Self.put(client, Self.dotted, "/api/keys/feature.x") == .ok)
             #expect(try await Self.put(client, Self.dotted, "/api/keys?key=feature.new") == .ok)
             for uri in ["/api/keys/featureless", "/api/keys/other", "/api/keys?key=other", "/api/keys?keyHex=" + Data("other".utf8).map { String(format: "%02x", $0) }.joined(),
@@ -90,10 +90,10 @@ struct ConsoleSecurityRolesTests {
         #expect(try fixture.stored("featureless") == .integer(1) && fixture.stored("other") == .integer(1) && fixture.stored("feature") == nil)
     }
 
-    @Test("write with prefix 'feature' (no dot) matches featureless too; a writer without prefixes writes every key; admin everything")
-    func barePrefixAndAdmin() async throws {
-        let fixture = try Self.fixture()
-        try await fixture.app.test(.router) { client in
+    @Test("write with prefix 'feature' (no dot) matches featureless too; a writer without prefixes writes every key; admin everything", arguments: ConsoleMount.all)
+    func barePrefixAndAdmin(mount: ConsoleMount) async throws {
+        let fixture = try Self.fixture(mount: mount)
+        try await fixture.test(.router) { client in
             #expect(try await Self.put(client, Self.bare, "/api/keys/featureless") == .ok)
             #expect(try await Self.put(client, Self.bare, "/api/keys/other") == .forbidden)
             #expect(try await Self.put(client, Self.anyKey, "/api/keys/other") == .ok)
@@ -106,10 +106,10 @@ struct ConsoleSecurityRolesTests {
         #expect(try fixture.stored("other") == .integer(2) && fixture.stored("new") == .integer(2) && fixture.stored("featureless") == nil)
     }
 
-    @Test("A session opened with ?token= is bound to its token's role: a read token's cookie cannot write")
-    func sessionKeepsTheRole() async throws {
-        let fixture = try Self.fixture()
-        try await fixture.app.test(.router) { client in
+    @Test("A session opened with ?token= is bound to its token's role: a read token's cookie cannot write", arguments: ConsoleMount.all)
+    func sessionKeepsTheRole(mount: ConsoleMount) async throws {
+        let fixture = try Self.fixture(mount: mount)
+        try await fixture.test(.router) { client in
             let cookie = try await client.execute(uri: "/?token=" + Self.reader, method: .get, headers: Self.headers(nil)) {
                 String(try #require($0.headers[.setCookie]).split(separator: ";")[0])
             }
@@ -151,10 +151,10 @@ struct ConsoleSecurityRolesTests {
         #expect(try store.value(for: DefaultsKey<SQLiteValue?>("k")) == nil)
     }
 
-    @Test("Configuration.token still works alone, as an admin named 'token'")
-    func singleToken() async throws {
-        let fixture = try ConsoleFixture(configuration: .init(token: "s3cret", allowedHosts: ["127.0.0.1"]))
-        try await fixture.app.test(.router) { client in
+    @Test("Configuration.token still works alone, as an admin named 'token'", arguments: ConsoleMount.all)
+    func singleToken(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount, configuration: .init(token: "s3cret", allowedHosts: ["127.0.0.1"]))
+        try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/session", method: .get, headers: Self.headers("s3cret")) {
                 #expect($0.body.text == #"{"name":"token","role":"admin","prefixes":[]}"#)
             }

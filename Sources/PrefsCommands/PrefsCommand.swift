@@ -5,7 +5,10 @@ import PrefsFormats
 import SQLiteDefaults
 
 /// `prefs`: read, write and watch SQLiteDefaults preferences from the shell.
-@main
+///
+/// In a library target, so that the `prefs` executable and SQLiteDefaultsVapor's
+/// `DefaultsCommand` (prefs as a command of a Vapor app) run the same implementation, both
+/// through ``PrefsTool``.
 struct PrefsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prefs",
@@ -127,6 +130,17 @@ struct PrefsCommand: ParsableCommand {
         }
     }
 
+    /// Prints the help of the command `arguments` name (prefs's own when they name none), as
+    /// `prefs … --help` does; returns its exit status (0).
+    static func help(arguments: [String]) -> Int32 {
+        do {
+            _ = try parse(arguments + ["--help"])
+            return 0
+        } catch {
+            return report(error)
+        }
+    }
+
     /// The commands `--help` lists.
     static var visibleCommandNames: [String] {
         configuration.subcommands.filter { $0.configuration.shouldDisplay }.compactMap { $0.configuration.commandName }
@@ -183,17 +197,6 @@ extension String {
         let lines = split(separator: "\n", omittingEmptySubsequences: false)
         let head = lines.prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         return head.joined(separator: "\n")
-    }
-}
-#else
-import Foundation
-
-/// Built without the Prefs trait: the target must still link, so it is a program that says so.
-@main
-enum PrefsCommand {
-    static func main() {
-        print("prefs: this build of SQLiteDefaults has no Prefs trait (swift build --traits Prefs)")
-        exit(1)
     }
 }
 #endif
