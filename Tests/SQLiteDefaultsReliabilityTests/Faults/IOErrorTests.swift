@@ -1,0 +1,296 @@
+import DefaultsTestSupport
+import FaultVFS
+import Foundation
+import SQLiteDefaults
+import Testing
+
+/// I/O errors, injected by the fault VFS: in a scripted workload (open, writes of each kind,
+/// a non-throwing subscript write, a transaction, `modify`, a removal, a declaration, an
+/// `evolve`, reads, a history length), the Nth call of the chosen kinds fails, for every N.
+/// Each failure surfaces as a named ``DefaultsError`` on the call that hit it (or on
+/// `reportedErrors` for the subscript); after every step the store holds exactly what an
+/// unfaulted twin holds that ran the steps that succeeded; once the fault clears the same store
+/// works without reopening; its observers heard exactly the twin's changes; and the file opens
+/// again holding the same. Opening a new file (migrations) and an existing one (the log
+/// guard) are faulted too, and the monitor's look at another connection's commit.
+///
+/// The fast tier injects a sample of the N; the slow tier every one.
+extension FaultTests {
+    @Suite("I/O errors")
+    struct IOErrorTests {
+        /// The ways a call fails: what the VFS makes of it and which errors may name it.
+        struct Fault: CustomStringConvertible, Sendable {
+            let name: String
+            let mask: Int32
+            let flavor: Int32
+            let sticky: Bool
+            let codes: Set<DefaultsError.Code>
+
+            var description: String { name }
+
+            static let everyCallEIO = Fault(
+                name: "EIO, each call in turn", mask: 0x7FF, flavor: Int32(FAULTVFS_EIO), sticky: false,
+                codes: [.ioError, .cannotOpen])
+            static let diskFull = Fault(
+                name: "ENOSPC on writes, for the rest of the call", mask: Int32(FAULTVFS_WRITE), flavor: Int32(FAULTVFS_ENOSPC), sticky: true,
+                codes: [.diskFull])
+            static let syncsAndTruncates = Fault(
+                name: "EIO on syncs and truncates, for the rest of the call", mask: Int32(FAULTVFS_SYNC | FAULTVFS_TRUNCATE),
+                flavor: Int32(FAULTVFS_EIO), sticky: true, codes: [.ioError])
+            static let opensRefused = Fault(
+                name: "EACCES on opens", mask: Int32(FAULTVFS_OPEN | FAULTVFS_ACCESS), flavor: Int32(FAULTVFS_EACCES), sticky: false,
+                codes: [.cannotOpen, .ioError, .permissionDenied])
+        }
+
+        @Test(arguments: [Fault.everyCallEIO, .diskFull, .syncsAndTruncates, .opensRefused])
+        func everyInjectedFaultIsNamedLosesNothingAndClears(_ fault: Fault) async throws {
+            try await onOwnThread { try injectEach(fault) }
+        }
+
+        private func injectEach(_ fault: Fault) throws {
+            let started = ContinuousClock.now
+            let base = try ScratchDirectory()
+            try makeBaseFile(base.path + "/defaults.sqlite")
+            var total = IOFaultTotals()
+            for newFile in [false, true] {
+                // How many calls of these kinds the workload makes, then each of them in turn.
+                let calls = try runFaulted(fault, nth: nil, newFile: newFile, base: base.path, totals: &total)
+                var random = SeededRandom(seed: UInt64(calls) &* 7919 &+ UInt64(fault.mask))
+                let every = Array(1...max(1, calls))
+                let sample = TestTier.slowTestsEnabled ? every
+                    : Array(Set((0..<12).map { _ in every.randomElement(using: &random)! } + [1, calls])).sorted()
+                for nth in sample {
+                    _ = try runFaulted(fault, nth: nth, newFile: newFile, base: base.path, totals: &total)
+                }
+            }
+            let elapsed = ContinuousClock.now - started
+            #expect(total.failures.isEmpty, "\(total.failures.count) runs (\(fault)) broke the promise; first: \(total.failures.prefix(5).joined(separator: " | "))")
+            #expect(total.injected > 0, "no fault fired")
+            reportFigure("I/O errors (\(fault)): \(total.runs) runs, \(total.injected) injected failures, surfaced as \(total.codes.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")), \(total.absorbed) absorbed by the library (retried or best effort), in \(elapsed)")
+        }
+
+        /// Another connection commits; the watching store's looks at that commit fail, each call
+        /// in turn: it hears the change once the fault clears, exactly as committed, and nothing else.
+        @Test func aFailedLookAtAnotherConnectionsCommitIsRetried() async throws {
+            try await onOwnThread { try failedLooks() }
+        }
+
+        private func failedLooks() throws {
+            let directory = try ScratchDirectory()
+            let path = directory.path + "/defaults.sqlite"
+            try makeBaseFile(path)
+            var failures: [String] = []
+            var injected = 0
+            let looks = TestTier.slowTestsEnabled ? 60 : 20
+            try FaultFiles.watching(directory.path + "/") {
+                var configuration = quietConfiguration()
+                configuration.externalChangeDetection = .polling(interval: .milliseconds(5))
+                let watcher = try DefaultsStore(path: path, configuration: configuration)
+                let writer = try DefaultsStore(path: path, configuration: quietConfiguration())
+                let heard = Collected<AnyDefaultsChange>()
+                let observation = watcher.observe(prefix: "other.") { heard.append($0) }
+                defer { observation.cancel() }
+                for nth in 1...looks {
+                    faultvfs_suspend(1)
+                    faultvfs_arm(nth, 0x7FF, Int32(FAULTVFS_EIO), 0)
+                    let key = DefaultsKey<Int>("other.\(nth)", default: 0)
+                    try writer.set(nth, for: key)
+                    faultvfs_suspend(0)
+                    let arrived = heard.wait(timeout: .seconds(10)) { $0.contains { $0.key == key.name } }
+                    injected += faultvfs_failures()
+                    faultvfs_disarm()
+                    if !arrived { failures.append("look \(nth): the change never arrived") }
+                    if (try? watcher.value(for: key)) != nth { failures.append("look \(nth): the watcher reads \(String(describing: try? watcher.value(for: key)))") }
+                }
+                let expected = (1...looks).map { AnyDefaultsChange(key: "other.\($0)", newValue: .integer(Int64($0)), origin: .external) }
+                let changes = heard.all.map { AnyDefaultsChange(key: $0.key, newValue: $0.newValue, origin: $0.origin) }
+                if changes != expected { failures.append("heard \(changes.map { "\($0.key)=\(String(describing: $0.newValue))" }), expected each change once in order") }
+                try watcher.close()
+                try writer.close()
+            }
+            #expect(failures.isEmpty, "\(failures.prefix(5).joined(separator: " | "))")
+            reportFigure("I/O errors in the monitor's look: \(looks) commits by another connection, \(injected) injected failures")
+        }
+    }
+}
+
+struct IOFaultTotals {
+    var runs = 0
+    var injected = 0
+    var absorbed = 0
+    var codes: [String: Int] = [:]
+    var failures: [String] = []
+}
+
+/// A file with a few keys, a declaration and some history, closed (its log checkpointed).
+private func makeBaseFile(_ path: String) throws {
+    let store = try DefaultsStore(path: path, configuration: quietConfiguration())
+    try store.set(1, for: FaultWorkload.count)
+    try store.set("Ada", for: FaultWorkload.name)
+    try store.set(true, for: FaultWorkload.flag)
+    try store.declare(FaultWorkload.flag)
+    try store.close()
+}
+
+/// The steps of the scripted workload after opening; a read step throws `CheckFailure` when
+/// it reads something other than the twin.
+private func ioSteps() -> [WorkloadStep] {
+    [
+        .on("set Int") { try $0.set(7, for: FaultWorkload.count) },
+        .on("set String") { try $0.set("Grace", for: FaultWorkload.name) },
+        .on("set Data") { try $0.set(Data((0..<3_000).map { UInt8($0 % 251) }), for: FaultWorkload.blob) },
+        .on("set Codable") { try $0.set(WindowFrame(x: 3, y: 4, title: "side"), for: FaultWorkload.frame) },
+        .on("transaction of 10") { store in
+            try store.transaction { tx in
+                for index in 0..<10 { tx[DefaultsKey<Int>("tx.\(index)", default: 0)] = index + 1 }
+            }
+        },
+        .on("modify") { try $0.modify(FaultWorkload.counter) { $0 += 5 } },
+        .on("remove") { try $0.remove(FaultWorkload.flag) },
+        .on("declare") { try $0.declare(FaultWorkload.count, FaultWorkload.name) },
+        .on("evolve") { try $0.evolve(FaultWorkload.count, to: FaultWorkload.countAsDouble) { Double($0) } },
+        .on("history length") { try $0.setHistoryRetention(500) },
+        .on("read keys") { _ = try $0.keys() },
+        .on("read history") { _ = try $0.history(limit: 50) },
+        .on("set after") { try $0.set(["x"], for: FaultWorkload.tags) },
+    ]
+}
+
+/// The key the non-throwing step writes.
+private let subscriptKey = DefaultsKey<String?>("nickname")
+
+/// Runs the workload once with the `nth` call of the fault's kinds failing (nil: none, to count
+/// them) on a copy of the base file (or a new file), beside an unfaulted twin that runs only the
+/// steps that succeeded, and checks everything the I/O-error promise says. Returns the number
+/// of calls of the fault's kinds counted.
+@discardableResult
+private func runFaulted(_ fault: FaultTests.IOErrorTests.Fault, nth: Int?, newFile: Bool, base: String,
+                        totals: inout IOFaultTotals) throws -> Int {
+    let directory = try ScratchDirectory()
+    let twinDirectory = try ScratchDirectory()
+    let path = directory.path + "/defaults.sqlite"
+    let twinPath = twinDirectory.path + "/defaults.sqlite"
+    if !newFile {
+        try FileManager.default.copyItem(atPath: base + "/defaults.sqlite", toPath: path)
+        try FileManager.default.copyItem(atPath: base + "/defaults.sqlite", toPath: twinPath)
+    }
+    let context = "\(newFile ? "new file" : "existing file"), call \(nth.map(String.init) ?? "-")"
+    let configuration = quietConfiguration()
+    totals.runs += 1
+    return try FaultFiles.watching(directory.path + "/") {
+        faultvfs_arm(nth ?? Int.max, fault.mask, fault.flavor, fault.sticky ? 1 : 0)
+        let twin = try DefaultsStore(path: twinPath, configuration: configuration)
+        let twinHeard = Collected<AnyDefaultsChange>()
+        let twinObservation = twin.observe { twinHeard.append($0) }
+        defer { twinObservation.cancel() }
+        let heard = Collected<AnyDefaultsChange>()
+        var observation: DefaultsObservation?
+        defer { observation?.cancel() }
+        var failed = false
+        func fail(_ text: String) {
+            failed = true
+            totals.failures.append("\(context): \(text)")
+        }
+        /// After a step: the fault clears (a sticky one too); what the store holds, through
+        /// its cache and from the file, is the twin's.
+        func compare(_ store: DefaultsStore, after step: String) {
+            faultvfs_suspend(1)
+            defer { faultvfs_suspend(0) }
+            if fault.sticky, faultvfs_failures() > 0 { faultvfs_disarm() }
+            do {
+                let mine = try StoreContents(store), theirs = try StoreContents(twin)
+                if mine != theirs {
+                    fail("after \(step) the store holds \(mine.rows.keys.sorted()) \(mine.declarations.map(\.key)), its twin \(theirs.rows.keys.sorted()) \(theirs.declarations.map(\.key))")
+                }
+                for key in Set(mine.rows.keys).union(theirs.rows.keys) {
+                    let cached = try store.value(for: DefaultsKey<SQLiteValue?>(key))
+                    if cached != theirs.rows[key] { fail("after \(step) a read of \(key) returns \(String(describing: cached)), the file holds \(String(describing: theirs.rows[key]))") }
+                }
+            } catch {
+                fail("after \(step) the store cannot be read once the fault cleared: \(error)")
+            }
+        }
+        func expectNamed(_ error: any Error, in step: String) {
+            guard let error = error as? DefaultsError else { return fail("\(step) threw \(error), not a DefaultsError") }
+            totals.codes[error.code.rawValue, default: 0] += 1
+            if !fault.codes.contains(error.code) { fail("\(step) threw .\(error.code) (\(error.message)), not one of \(fault.codes.map { ".\($0)" })") }
+            if faultvfs_failures() == 0 { fail("\(step) threw \(error) with no fault injected") }
+        }
+
+        // Open: on a new file, creating and migrating it; on an existing one, the log guard.
+        var store: DefaultsStore
+        do {
+            store = try DefaultsStore(path: path, configuration: configuration)
+        } catch {
+            expectNamed(error, in: "open")
+            faultvfs_disarm()
+            do { store = try DefaultsStore(path: path, configuration: configuration) } catch {
+                fail("the file cannot be opened once the fault cleared: \(error)")
+                totals.injected += faultvfs_failures()
+                return faultvfs_calls()
+            }
+        }
+        observation = store.observe { heard.append($0) }
+        compare(store, after: "open")
+
+        var steps = ioSteps()
+        steps.insert(.on("subscript set") { $0[subscriptKey] = "ada" }, at: 4)
+        for step in steps {
+            let failuresBefore = faultvfs_failures()
+            let reportedBefore = store.lastReportedError.map { "\($0)" }
+            do {
+                try step.run(WorkloadSession(opened: store))
+                if step.name == "subscript set", let reported = store.lastReportedError, "\(reported)" != reportedBefore {
+                    // A non-throwing write reports its failure instead.
+                    expectNamed(reported, in: step.name)
+                } else {
+                    try step.run(WorkloadSession(opened: twin))
+                    if faultvfs_failures() > failuresBefore { totals.absorbed += faultvfs_failures() - failuresBefore }
+                }
+            } catch {
+                expectNamed(error, in: step.name)
+            }
+            compare(store, after: step.name)
+            if failed { break }
+        }
+        faultvfs_suspend(1)
+        defer { faultvfs_suspend(0) }
+        totals.injected += faultvfs_failures()
+        let calls = faultvfs_calls()
+        faultvfs_disarm()
+        faultvfs_suspend(0)
+        // Usable again, without reopening; observers heard what the twin heard, no more.
+        let marker = DefaultsKey<Int>("marker", default: 0)
+        do {
+            try store.set(1, for: marker)
+            try twin.set(1, for: marker)
+        } catch {
+            fail("a write after the fault cleared failed: \(error)")
+        }
+        _ = heard.wait(timeout: .seconds(10)) { $0.contains { $0.key == marker.name } }
+        _ = twinHeard.wait(timeout: .seconds(10)) { $0.contains { $0.key == marker.name } }
+        let mine = heard.all.map { "\($0.key)=\(String(describing: $0.newValue))" }
+        let theirs = twinHeard.all.map { "\($0.key)=\(String(describing: $0.newValue))" }
+        if mine != theirs {
+            fail("observers heard \(mine), the twin's \(theirs)")
+        }
+        try? store.close()
+        // The file opens again and holds what the twin holds.
+        do {
+            let reopened = try DefaultsStore(path: path, configuration: configuration)
+            if try StoreContents(reopened) != StoreContents(twin) { fail("reopened, the file holds something else than the twin") }
+            try reopened.close()
+        } catch {
+            fail("the file cannot be opened again: \(error)")
+        }
+        try? twin.close()
+        return calls
+    }
+}
+
+extension WorkloadSession {
+    convenience init(opened store: DefaultsStore) {
+        self.init(path: store.path ?? "", configuration: quietConfiguration())
+        self.store = store
+    }
+}
