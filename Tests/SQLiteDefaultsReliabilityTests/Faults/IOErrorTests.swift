@@ -4,18 +4,18 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-/// I/O errors, injected by the fault VFS: in a scripted workload (open, writes of each kind,
-/// a non-throwing subscript write, a transaction, `modify`, a removal, a declaration, an
-/// `evolve`, reads, a history length), the Nth call of the chosen kinds fails, for every N.
-/// Each failure surfaces as a named ``DefaultsError`` on the call that hit it (or on
-/// `reportedErrors` for the subscript); after every step the store holds exactly what an
-/// unfaulted twin holds that ran the steps that succeeded; once the fault clears the same store
-/// works without reopening; its observers heard exactly the twin's changes; and the file opens
-/// again holding the same. Opening a new file (migrations) and an existing one (the log
-/// guard) are faulted too, and the monitor's look at another connection's commit.
-///
-/// The fast tier injects a sample of the N; the slow tier every one.
 extension FaultTests {
+    /// I/O errors, injected by the fault VFS: in a scripted workload (open, writes of each kind,
+    /// a non-throwing subscript write, a transaction, `modify`, a removal, a declaration, an
+    /// `evolve`, reads, a history length), the Nth call of the chosen kinds fails, for every N.
+    /// Each failure surfaces as a named ``DefaultsError`` on the call that hit it (or on
+    /// `reportedErrors` for the subscript); after every step the store holds exactly what an
+    /// unfaulted twin holds that ran the steps that succeeded; once the fault clears the same store
+    /// works without reopening; its observers heard exactly the twin's changes; and the file opens
+    /// again holding the same. Opening a new file (migrations) and an existing one (the log
+    /// guard) are faulted too, and the monitor's look at another connection's commit.
+    ///
+    /// The fast tier injects a sample of the N; the slow tier every one.
     @Suite("I/O errors")
     struct IOErrorTests {
         /// The ways a call fails: what the VFS makes of it and which errors may name it.
@@ -25,6 +25,10 @@ extension FaultTests {
             let flavor: Int32
             let sticky: Bool
             let codes: Set<DefaultsError.Code>
+            /// With FULL every commit syncs the log, so every commit meets a failing sync.
+            var synchronous: DefaultsStore.Configuration.Synchronous = .normal
+            /// In the slow tier, every how many calls one fails (1: each of them).
+            var slowStride = 1
 
             var description: String { name }
 
@@ -33,16 +37,20 @@ extension FaultTests {
                 codes: [.ioError, .cannotOpen])
             static let diskFull = Fault(
                 name: "ENOSPC on writes, for the rest of the call", mask: Int32(FAULTVFS_WRITE), flavor: Int32(FAULTVFS_ENOSPC), sticky: true,
-                codes: [.diskFull])
+                codes: [.diskFull], slowStride: 2)
             static let syncsAndTruncates = Fault(
-                name: "EIO on syncs and truncates, for the rest of the call", mask: Int32(FAULTVFS_SYNC | FAULTVFS_TRUNCATE),
-                flavor: Int32(FAULTVFS_EIO), sticky: true, codes: [.ioError])
+                name: "EIO on syncs and truncates (FULL), for the rest of the call", mask: Int32(FAULTVFS_SYNC | FAULTVFS_TRUNCATE),
+                flavor: Int32(FAULTVFS_EIO), sticky: true, codes: [.ioError], synchronous: .full)
+            static let readsAndLocks = Fault(
+                name: "EIO on reads, locks and the shared memory, for the rest of the call",
+                mask: Int32(FAULTVFS_READ | FAULTVFS_LOCK | FAULTVFS_SHM_MAP | FAULTVFS_SHM_LOCK | FAULTVFS_FILE_SIZE | FAULTVFS_ACCESS),
+                flavor: Int32(FAULTVFS_EIO), sticky: true, codes: [.ioError, .cannotOpen], slowStride: 3)
             static let opensRefused = Fault(
                 name: "EACCES on opens", mask: Int32(FAULTVFS_OPEN | FAULTVFS_ACCESS), flavor: Int32(FAULTVFS_EACCES), sticky: false,
                 codes: [.cannotOpen, .ioError, .permissionDenied])
         }
 
-        @Test(arguments: [Fault.everyCallEIO, .diskFull, .syncsAndTruncates, .opensRefused])
+        @Test(arguments: [Fault.everyCallEIO, .diskFull, .syncsAndTruncates, .readsAndLocks, .opensRefused])
         func everyInjectedFaultIsNamedLosesNothingAndClears(_ fault: Fault) async throws {
             try await onOwnThread { try injectEach(fault) }
         }
@@ -50,23 +58,61 @@ extension FaultTests {
         private func injectEach(_ fault: Fault) throws {
             let started = ContinuousClock.now
             let base = try ScratchDirectory()
-            try makeBaseFile(base.path + "/defaults.sqlite")
+            try makeBaseFiles(base.path)
             var total = IOFaultTotals()
-            for newFile in [false, true] {
+            for start in StartingFile.allCases {
                 // How many calls of these kinds the workload makes, then each of them in turn.
-                let calls = try runFaulted(fault, nth: nil, newFile: newFile, base: base.path, totals: &total)
+                let calls = try runFaulted(fault, nth: nil, start: start, base: base.path, totals: &total)
                 var random = SeededRandom(seed: UInt64(calls) &* 7919 &+ UInt64(fault.mask))
                 let every = Array(1...max(1, calls))
-                let sample = TestTier.slowTestsEnabled ? every
+                let sample = TestTier.slowTestsEnabled ? every.filter { $0 % fault.slowStride == 0 || $0 == 1 }
                     : Array(Set((0..<12).map { _ in every.randomElement(using: &random)! } + [1, calls])).sorted()
                 for nth in sample {
-                    _ = try runFaulted(fault, nth: nth, newFile: newFile, base: base.path, totals: &total)
+                    _ = try runFaulted(fault, nth: nth, start: start, base: base.path, totals: &total)
                 }
             }
             let elapsed = ContinuousClock.now - started
             #expect(total.failures.isEmpty, "\(total.failures.count) runs (\(fault)) broke the promise; first: \(total.failures.prefix(5).joined(separator: " | "))")
             #expect(total.injected > 0, "no fault fired")
             reportFigure("I/O errors (\(fault)): \(total.runs) runs, \(total.injected) injected failures, surfaced as \(total.codes.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")), \(total.absorbed) absorbed by the library (retried or best effort), in \(elapsed)")
+        }
+
+        /// A read failing while the log guard checks a crashed writer's `-wal` with
+        /// `integrity_check` is the disk failing, not the log damaging the file: the open
+        /// fails with `.ioError` and leaves the log where it is, and the next open replays it.
+        /// (The log was moved aside as not belonging, losing the writer's commits.)
+        @Test func aReadFailingWhileTheLogIsCheckedDoesNotSetTheLogAside() async throws {
+            try await onOwnThread {
+                let base = try ScratchDirectory()
+                try makeBaseFiles(base.path)
+                var failures: [String] = [], refused = 0, nth = 0
+                while true {
+                    nth += 1
+                    let directory = try ScratchDirectory()
+                    let path = directory.path + "/defaults.sqlite"
+                    for suffix in ["", "-wal"] {
+                        try FileManager.default.copyItem(atPath: base.path + "/crashedWriter/defaults.sqlite" + suffix, toPath: path + suffix)
+                    }
+                    let fired = try FaultFiles.watching(directory.path + "/") { () throws -> Bool in
+                        faultvfs_arm(nth, Int32(FAULTVFS_READ), Int32(FAULTVFS_EIO), 0)
+                        do {
+                            try DefaultsStore(path: path, configuration: quietConfiguration()).close()
+                        } catch let error as DefaultsError {
+                            refused += 1
+                            if error.code != .ioError && error.code != .cannotOpen { failures.append("read \(nth): .\(error.code) \(error.message)") }
+                        }
+                        return faultvfs_failures() > 0
+                    }
+                    guard fired else { break }
+                    let store = try DefaultsStore(path: path, configuration: quietConfiguration())
+                    if store[DefaultsKey<String>("left.4", default: "")] != "in the log" {
+                        failures.append("read \(nth): the crashed writer's commits are gone (\(store.lastReportedError.map { "\($0)" } ?? "nothing reported"))")
+                    }
+                    try store.close()
+                }
+                #expect(failures.isEmpty, "\(failures.prefix(3).joined(separator: " | "))")
+                #expect(nth > 10 && refused > 0)
+            }
         }
 
         /// Another connection commits; the watching store's looks at that commit fail, each call
@@ -77,11 +123,12 @@ extension FaultTests {
 
         private func failedLooks() throws {
             let directory = try ScratchDirectory()
-            let path = directory.path + "/defaults.sqlite"
-            try makeBaseFile(path)
+            try makeBaseFiles(directory.path)
+            let path = directory.path + "/existing/defaults.sqlite"
             var failures: [String] = []
             var injected = 0
-            let looks = TestTier.slowTestsEnabled ? 60 : 20
+            // A look at one commit makes about eight calls: each of them fails in turn, and more.
+            let looks = 16
             try FaultFiles.watching(directory.path + "/") {
                 var configuration = quietConfiguration()
                 configuration.externalChangeDetection = .polling(interval: .milliseconds(5))
@@ -122,14 +169,38 @@ struct IOFaultTotals {
     var failures: [String] = []
 }
 
-/// A file with a few keys, a declaration and some history, closed (its log checkpointed).
-private func makeBaseFile(_ path: String) throws {
+/// What the faulted workload opens.
+enum StartingFile: String, CaseIterable {
+    /// A file with a few keys, a declaration and some history, closed (its log checkpointed).
+    case existing
+    /// The same, with more keys in a `-wal` that a crashed writer left (nobody holds it): the
+    /// open replays it after the log guard checked that it belongs.
+    case crashedWriter
+    /// No file yet: the open creates and migrates it.
+    case new
+}
+
+/// The files `StartingFile.existing` and `.crashedWriter` copy, under `directory`.
+private func makeBaseFiles(_ directory: String) throws {
+    let path = directory + "/existing/defaults.sqlite"
     let store = try DefaultsStore(path: path, configuration: quietConfiguration())
     try store.set(1, for: FaultWorkload.count)
     try store.set("Ada", for: FaultWorkload.name)
     try store.set(true, for: FaultWorkload.flag)
     try store.declare(FaultWorkload.flag)
     try store.close()
+    // A writer that dies leaves its database and its log as they were at its last commit:
+    // copied while it is open, without the -shm.
+    let crashed = directory + "/crashedWriter"
+    try FileManager.default.createDirectory(atPath: crashed, withIntermediateDirectories: true)
+    let writer = try DefaultsStore(path: path, configuration: quietConfiguration())
+    try writer.set("crashed", for: FaultWorkload.name)
+    try writer.set(WindowFrame(x: 9, y: 9, title: "left behind"), for: FaultWorkload.frame)
+    try writer.transaction { tx in
+        for index in 0..<5 { tx[DefaultsKey<String>("left.\(index)", default: "")] = "in the log" }
+    }
+    for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + "/defaults.sqlite" + suffix) }
+    try writer.close()
 }
 
 /// The steps of the scripted workload after opening; a read step throws `CheckFailure` when
@@ -164,18 +235,21 @@ private let subscriptKey = DefaultsKey<String?>("nickname")
 /// steps that succeeded, and checks everything the I/O-error promise says. Returns the number
 /// of calls of the fault's kinds counted.
 @discardableResult
-private func runFaulted(_ fault: FaultTests.IOErrorTests.Fault, nth: Int?, newFile: Bool, base: String,
+private func runFaulted(_ fault: FaultTests.IOErrorTests.Fault, nth: Int?, start: StartingFile, base: String,
                         totals: inout IOFaultTotals) throws -> Int {
     let directory = try ScratchDirectory()
     let twinDirectory = try ScratchDirectory()
     let path = directory.path + "/defaults.sqlite"
     let twinPath = twinDirectory.path + "/defaults.sqlite"
-    if !newFile {
-        try FileManager.default.copyItem(atPath: base + "/defaults.sqlite", toPath: path)
-        try FileManager.default.copyItem(atPath: base + "/defaults.sqlite", toPath: twinPath)
+    if start != .new {
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: base + "/\(start.rawValue)/defaults.sqlite" + suffix) {
+            try FileManager.default.copyItem(atPath: base + "/\(start.rawValue)/defaults.sqlite" + suffix, toPath: path + suffix)
+            try FileManager.default.copyItem(atPath: base + "/\(start.rawValue)/defaults.sqlite" + suffix, toPath: twinPath + suffix)
+        }
     }
-    let context = "\(newFile ? "new file" : "existing file"), call \(nth.map(String.init) ?? "-")"
-    let configuration = quietConfiguration()
+    let context = "\(start) file, call \(nth.map(String.init) ?? "-")"
+    var configuration = quietConfiguration()
+    configuration.synchronous = fault.synchronous
     totals.runs += 1
     return try FaultFiles.watching(directory.path + "/") {
         faultvfs_arm(nth ?? Int.max, fault.mask, fault.flavor, fault.sticky ? 1 : 0)
