@@ -66,7 +66,7 @@ extension FaultTests {
                 var random = SeededRandom(seed: UInt64(calls) &* 7919 &+ UInt64(fault.mask))
                 let every = Array(1...max(1, calls))
                 let sample = TestTier.slowTestsEnabled ? every.filter { $0 % fault.slowStride == 0 || $0 == 1 }
-                    : Array(Set((0..<12).map { _ in every.randomElement(using: &random)! } + [1, calls])).sorted()
+                    : Array(Set((0..<8).map { _ in every.randomElement(using: &random)! } + [1, calls])).sorted()
                 for nth in sample {
                     _ = try runFaulted(fault, nth: nth, start: start, base: base.path, totals: &total)
                 }
