@@ -150,6 +150,13 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        // A test-only SQLite VFS over the default one: records writes and syncs for the
+        // power-loss tests, fails the Nth call for the I/O-error tests (not a product).
+        .target(
+            name: "FaultVFS",
+            dependencies: ["CSQLiteDefaults"],
+            path: "Tests/FaultVFS"
+        ),
         .executableTarget(
             name: "ReliabilityHelper",
             dependencies: ["SQLiteDefaults", "DefaultsTestSupport"],
@@ -163,6 +170,8 @@ let package = Package(
                 "DefaultsTestSupport",
                 "DefaultsTestHelper",
                 "ReliabilityHelper",
+                "FaultVFS",
+                "CSQLiteDefaults",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

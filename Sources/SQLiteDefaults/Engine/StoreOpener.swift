@@ -136,7 +136,7 @@ enum StoreOpener {
                     "the write-ahead log \(database.path)-wal does not belong to the database: \(reason); another process holds it open, so both were left untouched",
                     path: database.path)
             }
-            if orphanedLog, let reason = WalOwnership.damagedOnlyByLog(database) { return reason }
+            if orphanedLog, let reason = try WalOwnership.damagedOnlyByLog(database) { return reason }
         }
         let hasTable = try SchemaOwnership.check(database, allowsOtherTables: configuration.allowsOtherTables)
         let migrator = Migrator()

@@ -109,12 +109,32 @@ enum WalOwnership {
     }
 
     /// Why the database seen through the log is damaged while the file alone is not, or nil.
-    static func damagedOnlyByLog(_ database: Database) -> String? {
+    ///
+    /// `integrity_check` reports a page it could not read as a finding ("unable to get the
+    /// page. error code=266"), not as a failure: that is the disk failing, not the log
+    /// damaging the file, and a log set aside for it would lose a crashed writer's commits.
+    /// - Throws: ``DefaultsError/Code/ioError`` when a page could not be read.
+    static func damagedOnlyByLog(_ database: Database) throws -> String? {
         guard let throughWal = database.firstText("PRAGMA integrity_check(1)"), throughWal != "ok" else { return nil }
+        if let code = unreadablePageCode(throughWal) {
+            throw DefaultsError.sqlite(code, operation: "checking the write-ahead log beside the database (\(throughWal))",
+                                       path: database.path, message: throughWal)
+        }
         guard let alone = Database.firstTextInMainFileOnly(database.path, "PRAGMA integrity_check(1)"), alone == "ok" else {
             return nil  // damaged with or without the log: not the log's doing; left as it is
         }
         return "replaying it damages the database (\(throughWal))"
+    }
+
+    /// The result code of an `integrity_check` finding that is a page SQLite could not read
+    /// (an I/O error or no memory, never damage), or nil.
+    static func unreadablePageCode(_ finding: String) -> Int32? {
+        guard let marker = finding.range(of: "error code=") else { return nil }
+        guard let code = Int32(finding[marker.upperBound...].prefix { $0.isNumber }) else { return nil }
+        switch SQLiteResultKind(code: code) {
+        case .ioError, .full, .cantOpen, .permission: return code
+        default: return code & 0xFF == 7 ? code : nil  // SQLITE_NOMEM
+        }
     }
 
     /// The error a store reports after moving a log aside.

@@ -12,8 +12,10 @@ extension DefaultsStore {
     public struct Configuration: Sendable {
         /// SQLite's `synchronous` setting in WAL mode.
         public enum Synchronous: Sendable, Hashable {
-            /// A committed write survives the process being killed (it is in the WAL); the
-            /// last commits may be lost on power failure. The default.
+            /// A committed write survives the process being killed (it is in the WAL). A power
+            /// failure can lose the commits made since the log was last checkpointed (about
+            /// every 2 MB of log, and when the last connection closes) — never an older one,
+            /// never part of a transaction — and the file opens intact. The default.
             case normal
             /// Every commit is also flushed to stable storage (an fsync per commit):
             /// survives power loss, costs roughly 10× per write.
