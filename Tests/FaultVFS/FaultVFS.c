@@ -1,3 +1,6 @@
+/* strdup and friends: POSIX, declared under strict C modes too. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "FaultVFS.h"
 
 #include <errno.h>
