@@ -139,6 +139,41 @@ struct BrowserTests {
         #expect(await serve.exitStatus() == 0)
     }
 
+    #if Vapor
+    /// The same page, mounted in a Vapor app under a path (the console's one implementation
+    /// through its Vapor adapter): it loads, an edit reaches the file, another connection's
+    /// write shows without a reload, and a hostile key stays text.
+    @Test("Mounted in a Vapor app under /admin/prefs: the page loads, edits into the file, shows another writer's change live")
+    func vaporMountInBrowser() async throws {
+        let fixture = try ConsoleFixture(mount: .vapor, prefix: "admin/prefs")
+        try fixture.store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("count"))
+        try fixture.store.set(.text("<script>alert(2)</script>"), for: DefaultsKey<SQLiteValue?>(Self.hostileKey))
+        try await fixture.test(.live) { client in
+            let port = try #require(client.port)
+            let browser = try await WebDriver()
+            try browser.open("http://127.0.0.1:\(port)/admin/prefs/")
+            _ = try await browser.waitFor(Self.row("count"))
+            #expect(try browser.text(try #require(try browser.find(Self.row("count") + " [data-role=value]"))) == "5")
+            #expect(try browser.script("return document.querySelectorAll('tbody script').length") as? Int == 0)
+            #expect(browser.alertText() == nil)
+
+            try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=edit]")))
+            let editor = try await browser.waitFor(Self.row("count") + " [data-role=editor]")
+            try browser.clear(editor)
+            try browser.type(editor, "41")
+            try browser.click(try #require(try browser.find(Self.row("count") + " [data-role=save]")))
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? fixture.stored("count")) == .integer(41) })
+
+            // Another connection (what another process is to the store) writes: shown live.
+            let other = try DefaultsStore(path: fixture.path)
+            try other.set(.text("Grace"), for: DefaultsKey<SQLiteValue?>("name"))
+            try other.close()
+            let name = try await browser.waitFor(Self.row("name") + " [data-role=value]")
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? browser.text(name)) == "Grace" })
+        }
+    }
+    #endif
+
     @Test("A read-only token's page has no edit, remove or add controls; a write token's has them only on the keys under its prefix")
     func rolesInBrowser() async throws {
         let directory = try TemporaryDirectory()
