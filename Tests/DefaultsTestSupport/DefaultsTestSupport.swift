@@ -376,3 +376,26 @@ extension Trait where Self == ConditionTrait {
         .enabled(if: TestTier.hasSQLiteShell, "needs the sqlite3 shell: apt-get install sqlite3")
     }
 }
+
+/// The first `count` changes of a change feed, or an error when they did not all arrive within
+/// `timeout` (a feed waits for commits forever; a test must not).
+public func firstChanges(of feed: DefaultsChangeFeed, count: Int, timeout: Duration = .seconds(60))
+    async throws -> [DefaultsHistoryEntry<SQLiteValue>] {
+    try await withThrowingTaskGroup(of: [DefaultsHistoryEntry<SQLiteValue>]?.self) { group in
+        group.addTask {
+            var seen: [DefaultsHistoryEntry<SQLiteValue>] = []
+            for try await change in feed {
+                seen.append(change)
+                if seen.count == count { break }
+            }
+            return seen
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return try #require(first, "the feed did not deliver \(count) changes within \(timeout)")
+    }
+}

@@ -34,7 +34,6 @@ struct FleetTests {
     func feedOfFleetWrites() async throws {
         try await withPair { server, a, b in
             let start = try b.store.newestSequence()
-            var feed = b.store.changes(since: start, prefix: "feed.").makeAsyncIterator()
             // Each write reaches B before the next is made: written together, the fleet would
             // carry only each key's last value (the table holds values, not changes).
             for index in 1...5 {
@@ -43,8 +42,7 @@ struct FleetTests {
                 #expect(await waitUntil(timeout: .seconds(60)) { b.store[key] == index })
             }
             try a.store.remove(DefaultsKey<Int>("feed.2", default: 0))
-            var entries: [DefaultsHistoryEntry<SQLiteValue>] = []
-            while entries.count < 6, let entry = try await feed.next() { entries.append(entry) }
+            let entries = try await firstChanges(of: b.store.changes(since: start, prefix: "feed."), count: 6)
             #expect(entries.map(\.key) == ["feed.1", "feed.2", "feed.3", "feed.4", "feed.5", "feed.2"])
             #expect(entries.last?.value == .removed)
             #expect(entries.allSatisfy { $0.writer.kind == .fleet })

@@ -58,9 +58,7 @@ struct LocalReplicaTests {
                            FleetRow(key: "c", value: nil, version: 3)],
                           identity: "fleet", position: 3, asNewMember: true)
         try store.set(2, for: DefaultsKey<Int>("local.after", default: 0))
-        var iterator = store.changes(since: start).makeAsyncIterator()
-        var entries: [DefaultsHistoryEntry<SQLiteValue>] = []
-        while entries.count < 4, let entry = try await iterator.next() { entries.append(entry) }
+        let entries = try await firstChanges(of: store.changes(since: start), count: 4)
         // `c` was never on this machine: removing it changes nothing, so it has no entry.
         #expect(entries.map(\.key) == ["local.before", "b", "a", "local.after"])
         #expect(entries.map(\.writer.kind) == [.library, .fleet, .fleet, .library])
@@ -68,7 +66,7 @@ struct LocalReplicaTests {
         #expect(entries.map(\.sequence) == entries.map(\.sequence).sorted())
         // Removed by the fleet: one entry, a removal, named the fleet's.
         try replica.apply([FleetRow(key: "b", value: nil, version: 4)], identity: "fleet", position: 4, asNewMember: false)
-        let removal = try #require(try await iterator.next())
+        let removal = try #require(try await firstChanges(of: store.changes(since: entries[3].sequence), count: 1).first)
         #expect(removal.key == "b" && removal.value == .removed && removal.writer.kind == .fleet)
     }
 
