@@ -244,7 +244,8 @@ public enum Migrations {
     /// `(version, sql)` in order.
     public static func all() throws -> [(Int, String)] {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-            .filter { $0.hasSuffix(".sql") }.sorted()
+            // `schema.sql` is the generated schema of a new file, for reading; not a step.
+            .filter { $0.hasSuffix(".sql") && $0 != "schema.sql" }.sorted()
         guard !names.isEmpty else { throw BenchmarkFailure("no migrations in \(directory)") }
         return try names.map { name in
             guard let version = Int(name.prefix { $0.isNumber }) else { throw BenchmarkFailure("bad migration name \(name)") }
