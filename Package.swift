@@ -142,6 +142,23 @@ let package = Package(
             dependencies: ["SQLiteDefaults", "SQLiteDefaultsTesting", "ChildProcesses"],
             path: "Tests/DefaultsTestSupport"
         ),
+        // Fuzzing (Scripts/fuzz.sh builds these with libFuzzer): the checks, one executable per
+        // fuzzed surface, and a suite that replays the corpora and regressions (not products).
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "SQLiteDefaults",
+                "PrefsFormats",
+                .target(name: "SQLiteDefaultsConsole", condition: .when(traits: ["Console"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Console"])),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/Fuzz/FuzzTargets"
+        ),
+        .executableTarget(name: "FuzzImportReader", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzImportReader"),
+        .executableTarget(name: "FuzzRoundTrip", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzRoundTrip"),
+        .executableTarget(name: "FuzzConsoleRequest", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzConsoleRequest"),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(
             name: "SQLiteDefaultsTests",
             dependencies: [

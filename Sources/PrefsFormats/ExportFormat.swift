@@ -116,11 +116,14 @@ package enum ExportFormat {
         guard case .object(let members, _) = document.root else {
             throw FormatError("expected one JSON object mapping keys to values, found \(kind(of: document.root))")
         }
-        var seen = Set<String>()
+        // By bytes, as SQLite compares keys: Swift's `==` equates canonically equivalent
+        // strings, so "é" (U+00E9) and "e" + U+0301 — two keys in the store, both in its
+        // export — would be refused as one key named twice.
+        var seen = Set<[UInt8]>()
         var entries: [(key: String, value: SQLiteValue?)] = []
         for member in members {
             guard !member.name.isEmpty else { throw FormatError("a key is empty; keys must be non-empty strings") }
-            guard seen.insert(member.name).inserted else {
+            guard seen.insert(Array(member.name.utf8)).inserted else {
                 throw FormatError("key \(ValueFormatting.quoted(member.name)) appears more than once")
             }
             entries.append((member.name, try decode(member.value, in: document, key: member.name)))

@@ -49,6 +49,15 @@ struct ExportFormatTests {
         #expect(decoded.map(\.value) == entries.map { Optional($0.value) })
     }
 
+    /// Found by FuzzRoundTrip: "é" and "e" + U+0301 are two rows to SQLite, and Swift's `==`
+    /// calls them equal, so an export holding both was refused as naming one key twice.
+    @Test func canonicallyEquivalentKeysAreTwoKeys() throws {
+        let entries: [(key: String, value: SQLiteValue)] = [("\u{E9}", .integer(1)), ("e\u{301}", .integer(2))]
+        let decoded = try ExportFormat.decodeObject(try JSONDocument(parsing: ExportFormat.encodeObject(entries)))
+        #expect(decoded.map { Array($0.key.utf8) } == entries.map { Array($0.key.utf8) })
+        #expect(decoded.map(\.value) == [.integer(1), .integer(2)])
+    }
+
     @Test func decodesHandWrittenValues() throws {
         let document = try JSONDocument(parsing: #"{"yes": true, "no": false, "gone": null, "r": {"$real": 2}, "t": {"$text": "x"}, "inf": {"$real": "Infinity"}}"#)
         let decoded = try ExportFormat.decodeObject(document)

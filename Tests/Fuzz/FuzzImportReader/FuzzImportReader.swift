@@ -1,0 +1,14 @@
+import FuzzTargets
+
+// libFuzzer calls this with each input (see FuzzDriver for how it is built and run).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    FuzzDriver.runOne(data, size, .importReader)
+}
+
+@main
+enum FuzzImportReader {
+    static func main() {
+        FuzzDriver.main(.importReader, entry: fuzzOneInput)
+    }
+}
