@@ -33,6 +33,23 @@ extension DefaultsConsole {
         return response
     }
 
+    /// `GET api/openapi.json`: the OpenAPI document of the console's routes (``ConsoleOpenAPI``),
+    /// its `servers` the mount point this request came through. Behind the same rules as every
+    /// route, as the page's assets are: it holds no secret, but a console that takes tokens
+    /// answers nothing to a request without one.
+    func openAPIDocument(_ request: ConsoleRequest) -> ConsoleResponse {
+        let suffix = ConsoleRoute.openAPI.segments.joined(separator: "/")
+        var mountPath = request.path.hasSuffix(suffix) ? String(request.path.dropLast(suffix.count)) : ""
+        while mountPath.hasSuffix("/") { mountPath.removeLast() }
+        let host = (request.headers[ConsoleSecurity.hostField] ?? request.authority)?.lowercased()
+        let context = ConsoleOpenAPI.Context(mountPath: mountPath, tokenRequired: authenticator.isRequired,
+                                             cookieName: ConsoleSecurity.cookieName(host: host))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-cache"
+        return ConsoleResponse(status: .ok, headers: headers, body: .bytes(ConsoleOpenAPI.document(context)))
+    }
+
     /// How often an event stream looks for a key declared or undeclared.
     static let declarationCheckInterval = Duration.seconds(1)
 

@@ -20,7 +20,8 @@ import SQLiteDefaults
 /// slash is redirected to it), `GET /console.js`, `GET /console.css`, `GET /api/keys`,
 /// `PUT /api/keys/{key}`, `DELETE /api/keys/{key}` (or `api/keys?key=KEY`, `api/keys?keyHex=HEX`),
 /// `GET /api/history`, `GET /api/events`, `GET /api/session` (who the request is),
-/// `GET /api/keys/{key}/secret` (or `api/secret?key=KEY`: a secret's value, for an admin). See the
+/// `GET /api/keys/{key}/secret` (or `api/secret?key=KEY`: a secret's value, for an admin),
+/// `GET /api/openapi.json` (the OpenAPI 3 document of all of them). See the
 /// SQLiteDefaultsConsole documentation for the JSON and the security rules.
 public struct DefaultsConsole: Sendable {
     /// The store the console shows and edits.
@@ -66,6 +67,7 @@ public struct DefaultsConsole: Sendable {
             case .history: history(request)
             case .secret, .secretByQuery: revealSecret(request)
             case .events: events(request)
+            case .openAPI: openAPIDocument(request)
             }
         }
     }

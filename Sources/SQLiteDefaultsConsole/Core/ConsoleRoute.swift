@@ -6,6 +6,9 @@ import HTTPTypes
 package enum ConsoleRoute: Sendable, CaseIterable {
     case page, script, style, keys, session, putKey, putKeyByQuery, deleteKey, deleteKeyByQuery
     case history, secretByQuery, secret, events
+    /// `GET api/openapi.json`: the OpenAPI document of every route of this table
+    /// (``ConsoleOpenAPI``).
+    case openAPI
 
     /// The method a route answers.
     package var method: HTTPRequest.Method {
@@ -29,6 +32,7 @@ package enum ConsoleRoute: Sendable, CaseIterable {
         case .secretByQuery: ["api", "secret"]
         case .secret: ["api", "keys", ":key", "secret"]
         case .events: ["api", "events"]
+        case .openAPI: ["api", "openapi.json"]
         }
     }
 
