@@ -73,14 +73,14 @@ extension DefaultsPostgresSync {
 
     /// Pushes the keys among `keys` (all keys when nil) whose rows differ from what the
     /// fleet's table holds, as far as this file knows. Returns whether anything was pushed.
-    func push(among keys: Set<String>?, _ link: SessionLink, book: inout SessionBook, floor: Int64 = 0,
+    func push(among keys: Set<HashedKey>?, _ link: SessionLink, book: inout SessionBook, floor: Int64 = 0,
               within timeout: Duration? = nil) async throws -> Bool {
         var rows = try link.replica.pending(among: keys)
         var refused = 0
         rows.removeAll { row in
             // PostgreSQL's TEXT cannot hold NUL; such a key stays on this machine.
             guard row.key.utf8.contains(0) else { return false }
-            if book.skipped.insert(row.key).inserted {
+            if book.skipped.insert(HashedKey(row.key)).inserted {
                 refused += 1
                 logger.warning("fleet sync: a key containing NUL cannot be stored in PostgreSQL; it stays on this machine",
                                metadata: ["key": "\(row.key.debugDescription)"])

@@ -17,7 +17,7 @@ struct SessionLink: Sendable {
 /// of this session's own pushes and of keys that cannot travel.
 struct SessionBook {
     /// Keys containing NUL, warned about once.
-    var skipped: Set<String> = []
+    var skipped: Set<HashedKey> = []
     /// The versions this session pushed: rows of only these coming back need no apply.
     var pushed: Set<Int64> = []
 }

@@ -233,10 +233,11 @@ struct FleetTable: Sendable {
 
     /// Every key's version: enough to tell whether the table still holds what this machine
     /// last saw of it (see ``LocalReplica/isInStep(with:position:)``), without the values.
-    func versions(on connection: PostgresConnection) async throws -> [String: Int64] {
+    /// Keyed by bytes, as PostgreSQL's `text` keys are: canonically equivalent keys are two.
+    func versions(on connection: PostgresConnection) async throws -> [HashedKey: Int64] {
         let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT key, version FROM \(name.quoted)"), logger: logger)
-        var result: [String: Int64] = [:]
-        for try await (key, version) in rows.decode((String, Int64).self) { result[key] = version }
+        var result: [HashedKey: Int64] = [:]
+        for try await (key, version) in rows.decode((String, Int64).self) { result[HashedKey(key)] = version }
         return result
     }
 

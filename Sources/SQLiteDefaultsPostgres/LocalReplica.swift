@@ -44,11 +44,11 @@ struct LocalReplica: Sendable {
 
     /// The rows changed here and not yet pushed: every key whose row differs from its shadow,
     /// among `keys`, or among all keys when `keys` is nil.
-    func pending(among keys: Set<String>?) throws -> [PendingRow] {
+    func pending(among keys: Set<HashedKey>?) throws -> [PendingRow] {
         try store.replicaRead { transaction in
             var pending: [PendingRow] = []
             if let keys {
-                for key in keys.sorted() {
+                for key in keys.map(\.name).sorted() {
                     let local = try transaction.row(key)
                     if !SQLiteValue.isSameRow(local, try shadow(of: key, in: transaction)?.value) {
                         pending.append(PendingRow(key: key, value: local))
@@ -178,7 +178,7 @@ struct LocalReplica: Sendable {
     /// every row up to `position` at exactly the version of its shadow. A table restored from
     /// a backup, or a replica promoted before it caught up, breaks one of those: it lacks
     /// rows this file saw, or holds older ones, or numbers new pushes again from below.
-    func isInStep(with versions: [String: Int64], position: Int64) throws -> Bool {
+    func isInStep(with versions: [HashedKey: Int64], position: Int64) throws -> Bool {
         if position > (versions.values.max() ?? 0) { return false }
         let shadows = try shadowVersions()
         for (key, version) in shadows {
@@ -190,7 +190,7 @@ struct LocalReplica: Sendable {
         return true
     }
 
-    private func shadowVersions() throws -> [String: Int64] {
+    private func shadowVersions() throws -> [HashedKey: Int64] {
         try store.replicaRead { try $0.shadowVersions() }
     }
 
@@ -210,9 +210,9 @@ struct LocalReplica: Sendable {
                 onRefused: (_ key: String, _ reason: String) -> Void = { _, _ in }) throws -> Int64 {
         try store.replicaTransaction { transaction in
             if forgettingShadows { try transaction.forgetShadows() }
-            var inTable: Set<String> = []
+            var inTable: Set<HashedKey> = []
             for row in rows {
-                inTable.insert(row.key)
+                inTable.insert(HashedKey(row.key))
                 let known = try shadow(of: row.key, in: transaction)
                 if let known, known.version == row.version, SQLiteValue.isSameRow(known.value, row.value) { continue }
                 // A row refused here before (``keepsLocal``: the shadow holds the local value at the
@@ -231,7 +231,7 @@ struct LocalReplica: Sendable {
                 try setShadow(row.key, row.value, version: row.version, in: transaction)
             }
             for key in try transaction.shadowVersions().keys where !inTable.contains(key) {
-                try transaction.removeShadow(key)
+                try transaction.removeShadow(key.name)
             }
             let position = rows.map(\.version).max() ?? 0
             try transaction.setFleetState(fleet: identity, position: position)

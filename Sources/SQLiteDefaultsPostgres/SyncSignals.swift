@@ -1,4 +1,5 @@
 #if Fleet
+import SQLiteDefaults
 import Synchronization
 
 /// What wakes the sync's worker: keys the store reported changed, and news from PostgreSQL
@@ -6,7 +7,8 @@ import Synchronization
 /// two wake-ups is one wake-up.
 final class SyncSignals: Sendable {
     private struct State {
-        var dirty: Set<String> = []
+        // By bytes (HashedKey): "é" and "e" + U+0301 are two rows, and one `String` to `Set`.
+        var dirty: Set<HashedKey> = []
         var remote = false
         var notices: [FleetNotice] = []
         var listening = false
@@ -18,7 +20,7 @@ final class SyncSignals: Sendable {
     /// The store committed a change of `key` (any origin).
     func localChange(_ key: String) {
         state.withLock { state in
-            state.dirty.insert(key)
+            state.dirty.insert(HashedKey(key))
             state.continuation?.yield()
         }
     }
@@ -73,7 +75,7 @@ final class SyncSignals: Sendable {
 
     /// What was signalled since the last ``take()``.
     struct Taken {
-        var dirty: Set<String>
+        var dirty: Set<HashedKey>
         var remote: Bool
         var notices: [FleetNotice]
 

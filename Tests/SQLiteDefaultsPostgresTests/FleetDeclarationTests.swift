@@ -32,7 +32,7 @@ struct FleetDeclarationTests {
         #expect(store[timeout] == 40)
         #expect(store[DefaultsKey<String>("name", default: "")] == "Ada")  // the sync went on
         #expect(try replica.pending(among: nil).isEmpty)  // the local value is not pushed over the peer's
-        #expect(try replica.isInStep(with: ["timeout": 2, "name": 3], position: 3))
+        #expect(try replica.isInStep(with: [HashedKey("timeout"): 2, HashedKey("name"): 3], position: 3))
         // Joining the table again (a reconnect) finds the refused row where it was: still refused,
         // still not pushed over the peer's, and not reported again.
         _ = try replica.rejoin([FleetRow(key: "timeout", value: .text("45s"), version: 2),

@@ -105,8 +105,9 @@ final class Machine: Sendable {
     var hasEnded: Bool { finished.count > 0 }
     private let finished = Collected<Bool>()
 
+    /// The row of `key`, found by its bytes (Swift's `==` would take "e" + U+0301 for "é").
     subscript(key: String) -> SQLiteValue? {
-        (try? store.entries().first { $0.key == key }?.value) ?? nil
+        (try? store.entries().first { $0.key.utf8.elementsEqual(key.utf8) }?.value) ?? nil
     }
 }
 

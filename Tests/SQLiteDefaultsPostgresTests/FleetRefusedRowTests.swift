@@ -42,7 +42,7 @@ struct FleetRefusedRowTests {
         #expect(store[.raw("later")] == .integer(1))
         // Counted as seen, not pushed back over the peer's.
         #expect(try replica.pending(among: nil).isEmpty)
-        #expect(try replica.isInStep(with: ["accent": 2, "cfg": 3, "later": 4], position: 4))
+        #expect(try replica.isInStep(with: [HashedKey("accent"): 2, HashedKey("cfg"): 3, HashedKey("later"): 4], position: 4))
     }
 
     @Test("a refusal only the database knows — another message than the declared-key triggers', or an operator's own trigger — is a refused row")

@@ -78,6 +78,31 @@ struct FleetTests {
         }
     }
 
+    /// "é" as one code point and "e" + U+0301 are two rows to SQLite and to PostgreSQL, and one
+    /// key to Swift's `==`: the sync's set of changed keys kept one of them, and the other was
+    /// not pushed until the next session.
+    @Test("canonically equivalent keys are two keys: both changed at once, both arrive")
+    func canonicallyEquivalentKeys() async throws {
+        try await withPair { server, a, b in
+            let composed = "\u{E9}", decomposed = "e\u{301}"
+            // Past the sessions' first exchange (which compares every key): from here on, only
+            // the keys the store reports changed are pushed.
+            try a.store.set(1, for: Self.answer)
+            #expect(await waitUntil(timeout: .seconds(60)) { b.store[Self.answer] == 1 })
+            try a.store.transaction { transaction in
+                try transaction.set(SQLiteValue.integer(1), for: .raw(composed))
+                try transaction.set(SQLiteValue.integer(2), for: .raw(decomposed))
+            }
+            #expect(await waitUntil(timeout: .seconds(60)) { b[composed] == .integer(1) && b[decomposed] == .integer(2) })
+            #expect(try server.psql("SELECT count(*) FROM defaults_fleet WHERE key <> 'answer'") == "2")
+            // And changed again, from the other side, one at a time and together.
+            try b.store.set(SQLiteValue.integer(3), for: .raw(decomposed))
+            #expect(await waitUntil(timeout: .seconds(60)) { a[decomposed] == .integer(3) && a[composed] == .integer(1) })
+            #expect(await a.stop() == nil)
+            #expect(await b.stop() == nil)
+        }
+    }
+
     @Test("deletes propagate, and so do writes from another process and the sqlite3 shell")
     func deletesAndOtherWriters() async throws {
         try await withPair { server, a, b in

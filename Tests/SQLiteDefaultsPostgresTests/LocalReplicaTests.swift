@@ -36,12 +36,12 @@ struct LocalReplicaTests {
         try store.remove(DefaultsKey<String>("a", default: ""))
         let pending = try replica.pending(among: nil)
         #expect(pending == [PendingRow(key: "a", value: nil), PendingRow(key: "b", value: .integer(5))])
-        #expect(try replica.pending(among: ["b"]) == [PendingRow(key: "b", value: .integer(5))])
+        #expect(try replica.pending(among: [HashedKey("b")]) == [PendingRow(key: "b", value: .integer(5))])
 
         try replica.recordPushed(pending, version: 4)
         #expect(try replica.pending(among: nil).isEmpty)
-        #expect(try replica.isInStep(with: ["a": 4, "b": 4], position: 2))
-        #expect(try !replica.isInStep(with: ["b": 4], position: 2))  // the table lost a row this file saw
+        #expect(try replica.isInStep(with: [HashedKey("a"): 4, HashedKey("b"): 4], position: 2))
+        #expect(try !replica.isInStep(with: [HashedKey("b"): 4], position: 2))  // the table lost a row this file saw
     }
 
     /// The change feed over rows the fleet applied: one entry per row, in the order they were

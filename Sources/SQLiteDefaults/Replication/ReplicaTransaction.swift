@@ -128,8 +128,8 @@ package final class ReplicaTransaction {
         try engine.onReplicaConnection(session) { try $0.removeShadow(key) }
     }
 
-    /// Every shadow's version, by key.
-    package func shadowVersions() throws -> [String: Int64] {
+    /// Every shadow's version, by key (by its bytes: canonically equivalent keys are two).
+    package func shadowVersions() throws -> [HashedKey: Int64] {
         try checkOpen()
         return try engine.onReplicaConnection(session) { try $0.shadowVersions() }
     }

@@ -58,13 +58,13 @@ extension StoreConnection {
         try statement.withBorrowedText(key, at: 1) { _ = try statement.step() }
     }
 
-    func shadowVersions() throws -> [String: Int64] {
+    func shadowVersions() throws -> [HashedKey: Int64] {
         let statement = try database.statement("SELECT key, version FROM defaults_fleet_shadow")
         defer { statement.reset() }
-        var versions: [String: Int64] = [:]
+        var versions: [HashedKey: Int64] = [:]
         while try statement.step() {
             if case .text(let key) = statement.value(at: 0), case .integer(let version) = statement.value(at: 1) {
-                versions[key] = version
+                versions[HashedKey(key)] = version
             }
         }
         return versions

@@ -7,14 +7,15 @@ import Foundation
 /// - *Identity.* Swift compares strings by canonical equivalence: "é" as one code point and
 ///   "e" + U+0301 are equal `String`s, but two rows in the `defaults` table. Keyed by `String`,
 ///   the cache served one row's value for the other and observers of one heard the other.
-///   `HashedKey` hashes and compares the bytes.
+///   `HashedKey` hashes and compares the bytes. (`package`: the fleet's sets and tables of
+///   keys need the same identity.)
 /// - *Speed.* Hashing the name was about half the instructions of a cached `get`. A
 ///   ``DefaultsKey`` makes its `HashedKey` once, when it is created, so a `get` hashes nothing.
-struct HashedKey: Hashable, Sendable, CustomStringConvertible {
-    let name: String
+package struct HashedKey: Hashable, Sendable, CustomStringConvertible {
+    package let name: String
     private let hash: Int
 
-    init(_ name: String) {
+    package init(_ name: String) {
         var hasher = Hasher()
         var bytes = name
         bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
@@ -22,7 +23,7 @@ struct HashedKey: Hashable, Sendable, CustomStringConvertible {
         self.hash = hasher.finalize()
     }
 
-    static func == (lhs: HashedKey, rhs: HashedKey) -> Bool {
+    package static func == (lhs: HashedKey, rhs: HashedKey) -> Bool {
         lhs.hash == rhs.hash && sameBytes(lhs.name, rhs.name)
     }
 
@@ -44,7 +45,7 @@ struct HashedKey: Hashable, Sendable, CustomStringConvertible {
         return (compared ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(hash)
     }
 
@@ -52,10 +53,10 @@ struct HashedKey: Hashable, Sendable, CustomStringConvertible {
     /// (seeding and SipHash finalization, ≈150 instructions: a third of a cached `get`) over
     /// a word that already is a SipHash output. One multiply and shift mix the seed into every
     /// bit instead, so tables with different seeds still order keys differently.
-    func _rawHashValue(seed: Int) -> Int {
+    package func _rawHashValue(seed: Int) -> Int {
         let mixed = UInt64(truncatingIfNeeded: hash ^ seed) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
     }
 
-    var description: String { name }
+    package var description: String { name }
 }

@@ -50,7 +50,7 @@ struct FleetReplicaTablesTests {
         try store.replicaRead { transaction in
             let states = try transaction.fleetStates()
             #expect(states.count == 1 && states.first?.position == 4)
-            #expect(try transaction.shadowVersions() == ["here": 2, "gone": 3, "there": 4])
+            #expect(try transaction.shadowVersions() == [HashedKey("here"): 2, HashedKey("gone"): 3, HashedKey("there"): 4])
             #expect(try transaction.shadow(of: "gone")?.value == nil)
             let rows = try transaction.rowsBesideShadows()
             #expect(rows.map(\.key) == ["here", "there"])  // a removed key's shadow is no row
