@@ -93,11 +93,11 @@ struct ConsoleCatalog: Sendable {
     /// Each key's newest change among the newest ``lastChangeWindow`` (or the kept length, if
     /// smaller), from one backwards read of the history.
     /// - Throws: `DefaultsError` when the history cannot be read.
-    func lastChanges() throws -> [String: DefaultsHistoryEntry<SQLiteValue>] {
+    func lastChanges() throws -> [HashedKey: DefaultsHistoryEntry<SQLiteValue>] {
         let window = min(try store.historyRetention, Self.lastChangeWindow)
-        var newest: [String: DefaultsHistoryEntry<SQLiteValue>] = [:]
-        for change in try store.history(keys: nil, limit: window) where newest[change.key] == nil {
-            newest[change.key] = change
+        var newest: [HashedKey: DefaultsHistoryEntry<SQLiteValue>] = [:]
+        for change in try store.history(keys: nil, limit: window) where newest[HashedKey(change.key)] == nil {
+            newest[HashedKey(change.key)] = change
         }
         return newest
     }
@@ -122,19 +122,30 @@ struct ConsoleCatalog: Sendable {
                 if let value = try store.value(forKeyBytes: bytes) { invalid.append(ConsoleEntry(bytes: bytes, value: value)) }
             }
         }
-        var declared: [String: ConsoleDeclaration] = [:]
-        for declaration in try declarations() { declared[declaration.key] = declaration }
-        var result: [ConsoleEntry] = stored.map { ConsoleEntry(key: $0.key, value: $0.value, declaration: declared.removeValue(forKey: $0.key)) }
+        // Keyed by bytes (HashedKey), as SQLite keys rows: "é" and "e" + U+0301 are two keys,
+        // and one `String` to a Swift dictionary, which gave one's declaration to the other.
+        var declared: [HashedKey: ConsoleDeclaration] = [:]
+        for declaration in try declarations() { declared[HashedKey(declaration.key)] = declaration }
+        var result: [ConsoleEntry] = stored.map { ConsoleEntry(key: $0.key, value: $0.value, declaration: declared.removeValue(forKey: HashedKey($0.key))) }
         result += declared.values.map { ConsoleEntry(key: $0.key, value: nil, declaration: $0) }
         result += invalid
         let changes = try lastChanges()
         let versions = try store.versions()
         let secrets = try store.secretKeys()
+        // `versions()` and `secretKeys()` are keyed by `String`, so canonically equivalent keys
+        // share one entry there: those keys (rare) are read one by one.
+        let equivalents = Set(Dictionary(grouping: result.filter { $0.keyBytes == nil }.map(\.key), by: { $0 })
+            .values.filter { $0.count > 1 }.joined().map(HashedKey.init))
         for index in result.indices where result[index].keyBytes == nil {
             let key = result[index].key
-            result[index].lastChange = changes[key]
-            result[index].version = versions[key] ?? 0
-            result[index].isSecret = secrets.contains(key)
+            result[index].lastChange = changes[HashedKey(key)]
+            if equivalents.contains(HashedKey(key)) {
+                result[index].version = try store.version(of: key)
+                result[index].isSecret = try store.declaration(for: key)?.isSecret ?? false
+            } else {
+                result[index].version = versions[key] ?? 0
+                result[index].isSecret = secrets.contains(key)
+            }
         }
         return result.sorted { $0.key < $1.key }
     }

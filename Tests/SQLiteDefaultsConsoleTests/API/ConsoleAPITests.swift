@@ -35,6 +35,34 @@ struct ConsoleAPITests {
         }
     }
 
+    /// "é" as one code point and "e" + U+0301 are two rows; keyed by `String`, the listing gave
+    /// one's declaration (and version) to the other.
+    @Test("GET /api/keys keeps canonically equivalent keys apart: each its own declaration and version", arguments: ConsoleMount.all)
+    func canonicallyEquivalentKeys(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
+        let composed = "\u{E9}", decomposed = "e\u{301}"
+        try fixture.store.declare(DefaultsDeclaration(key: composed, type: .int))
+        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(composed))
+        try fixture.store.set(.text("x"), for: DefaultsKey<SQLiteValue?>(decomposed))
+        try fixture.store.set(.text("y"), for: DefaultsKey<SQLiteValue?>(decomposed))
+        let versions = (try fixture.store.version(of: composed), try fixture.store.version(of: decomposed))
+        #expect(versions.0 != versions.1)
+        try await fixture.test(.router) { client in
+            try await client.execute(uri: "/api/keys", method: .get) { response in
+                let json = try #require(parsedJSON(response.body) as? [String: Any])
+                let keys = try #require(json["keys"] as? [[String: Any]])
+                func entry(_ key: String) -> [String: Any]? {
+                    keys.first { ($0["key"] as? String)?.utf8.elementsEqual(key.utf8) == true }
+                }
+                let first = try #require(entry(composed)), second = try #require(entry(decomposed))
+                #expect(keys.count == 2)
+                #expect(first["declared"] as? Bool == true && first["type"] as? String == "int" && first["value"] as? Int == 1)
+                #expect(second["declared"] as? Bool == false && second["type"] as? String == "string" && second["text"] as? String == "y")
+                #expect(first["seq"] as? Int == Int(versions.0) && second["seq"] as? Int == Int(versions.1))
+            }
+        }
+    }
+
     @Test("PUT stores an undeclared key's value by its JSON kind", arguments: ConsoleMount.all, [
         (#"{"value": 7}"#, SQLiteValue.integer(7)),
         (#"{"value": 2.5}"#, .real(2.5)),
