@@ -57,16 +57,33 @@ package final class ConsoleRequestFuzz: Sendable {
         }
     }
 
+    /// The check on libFuzzer's thread (or a replay's main thread): waits for the answer.
+    /// Never call it from a task: it blocks its thread until the console, which runs on the
+    /// cooperative pool, has answered (tests use ``checkInTask(_:)``).
     /// - Throws: ``FuzzFailure`` on a broken promise.
     package func check(_ bytes: [UInt8]) throws(FuzzFailure) {
         let input = Request(bytes)
-        let before: [DefaultsEntry]
+        let before = try entries()
+        try judge(input, respondBlocking(to: input), before: before)
+    }
+
+    /// The same check from a task, awaiting the answer (no thread blocked).
+    /// - Throws: ``FuzzFailure`` on a broken promise.
+    package func checkInTask(_ bytes: [UInt8]) async throws(FuzzFailure) {
+        let input = Request(bytes)
+        let before = try entries()
+        try judge(input, await respond(to: input), before: before)
+    }
+
+    private func entries() throws(FuzzFailure) -> [DefaultsEntry] {
         do {
-            before = try store.entries()
+            return try store.entries()
         } catch {
             throw FuzzFailure("cannot read the store: \(error)")
         }
-        let answer = respond(to: input)
+    }
+
+    private func judge(_ input: Request, _ answer: Answer, before: [DefaultsEntry]) throws(FuzzFailure) {
         if Self.verbose { print("\(input) → \(answer.status) \(String(decoding: answer.body.prefix(160), as: UTF8.self))") }
         if let failure = answer.failure { throw FuzzFailure("\(input): \(failure)") }
         guard answer.status < 500 else {
@@ -75,21 +92,15 @@ package final class ConsoleRequestFuzz: Sendable {
         if answer.isJSON, (try? JSONSerialization.jsonObject(with: Data(answer.body), options: .fragmentsAllowed)) == nil {
             throw FuzzFailure("\(input) was answered \(answer.status) with a body that is not JSON: \(String(decoding: answer.body.prefix(500), as: UTF8.self))")
         }
-        let after: [DefaultsEntry]
-        do {
-            after = try store.entries()
-        } catch {
-            throw FuzzFailure("cannot read the store: \(error)")
-        }
-        let changed = Self.changedKeys(before, after)
+        let changed = Self.changedKeys(before, try entries())
         guard !changed.isEmpty else { return }
         defer { restore(before, changed) }
         guard (200..<300).contains(answer.status) else {
-            throw FuzzFailure("\(input) was refused (\(answer.status)) but changed \(changed.sorted())")
+            throw FuzzFailure("\(input) was refused (\(answer.status)) but changed \(changed.map(\.name).sorted())")
         }
-        let named = input.namedKeys
+        let named = Set(input.namedKeys.map(HashedKey.init))
         guard changed.isSubset(of: named) else {
-            throw FuzzFailure("\(input) changed \(changed.subtracting(named).sorted()), which it does not name (it names \(named.sorted()))")
+            throw FuzzFailure("\(input) changed \(changed.subtracting(named).map(\.name).sorted()), which it does not name (it names \(input.namedKeys.sorted()))")
         }
     }
 
@@ -104,35 +115,38 @@ package final class ConsoleRequestFuzz: Sendable {
     /// Thrown into an event stream to end it after its first write.
     private struct EnoughRead: Error {}
 
-    private func respond(to input: Request) -> Answer {
+    private func respond(to input: Request) async -> Answer {
         let request = input.consoleRequest(logger: logger)
         let route = input.route
-        let console = self.console
+        var answer = Answer()
+        let response = await console.respond(to: request, route: route)
+        answer.status = response.status.code
+        answer.isJSON = response.headers[.contentType]?.hasPrefix("application/json") == true
+        switch response.body {
+        case .bytes(let bytes):
+            answer.body = bytes
+        case .stream(let produce):
+            var collected: [UInt8] = []
+            do {
+                try await produce { text in
+                    collected += Array(text.utf8)
+                    if route == .events || collected.count > 1 << 20 { throw EnoughRead() }
+                }
+            } catch is EnoughRead {
+            } catch {
+                answer.failure = "its streamed body failed: \(error)"
+            }
+            answer.body = collected
+        }
+        return answer
+    }
+
+    private func respondBlocking(to input: Request) -> Answer {
         let result = Mutex(Answer())
         let done = DispatchSemaphore(value: 0)
         Task.detached {
-            var answer = Answer()
-            let response = await console.respond(to: request, route: route)
-            answer.status = response.status.code
-            answer.isJSON = response.headers[.contentType]?.hasPrefix("application/json") == true
-            switch response.body {
-            case .bytes(let bytes):
-                answer.body = bytes
-            case .stream(let produce):
-                var collected: [UInt8] = []
-                do {
-                    try await produce { text in
-                        collected += Array(text.utf8)
-                        if route == .events || collected.count > 1 << 20 { throw EnoughRead() }
-                    }
-                } catch is EnoughRead {
-                } catch {
-                    answer.failure = "its streamed body failed: \(error)"
-                }
-                answer.body = collected
-            }
-            let final = answer
-            result.withLock { $0 = final }
+            let answer = await self.respond(to: input)
+            result.withLock { $0 = answer }
             done.signal()
         }
         // Generous: a request that takes this long is hung, which is a finding too.
@@ -142,9 +156,10 @@ package final class ConsoleRequestFuzz: Sendable {
         return result.withLock { $0 }
     }
 
-    private static func changedKeys(_ before: [DefaultsEntry], _ after: [DefaultsEntry]) -> Set<String> {
-        let old = Dictionary(before.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
-        let new = Dictionary(after.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    /// By bytes (HashedKey): canonically equivalent keys are two rows.
+    private static func changedKeys(_ before: [DefaultsEntry], _ after: [DefaultsEntry]) -> Set<HashedKey> {
+        let old = Dictionary(before.map { (HashedKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+        let new = Dictionary(after.map { (HashedKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         return Set(old.keys).union(new.keys).filter { key in
             switch (old[key], new[key]) {
             case (let a?, let b?): !SameValue.same(a, b)
@@ -155,14 +170,14 @@ package final class ConsoleRequestFuzz: Sendable {
     }
 
     /// Puts the changed keys back, so that every input meets the same store.
-    private func restore(_ before: [DefaultsEntry], _ changed: Set<String>) {
-        let old = Dictionary(before.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    private func restore(_ before: [DefaultsEntry], _ changed: Set<HashedKey>) {
+        let old = Dictionary(before.map { (HashedKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         try? store.transaction { transaction in
             for key in changed {
                 if let value = old[key] {
-                    try transaction.set(Optional(value), for: DefaultsKey<SQLiteValue?>(key))
+                    try transaction.set(Optional(value), for: DefaultsKey<SQLiteValue?>(key.name))
                 } else {
-                    try transaction.remove(DefaultsKey<SQLiteValue?>(key))
+                    try transaction.remove(DefaultsKey<SQLiteValue?>(key.name))
                 }
             }
         }
@@ -182,7 +197,7 @@ extension ConsoleRequestFuzz {
     /// ```
     ///
     /// `$ADMIN`, `$EDITOR`, `$VIEWER` in a header value are replaced by those tokens.
-    struct Request: CustomStringConvertible {
+    struct Request: CustomStringConvertible, Sendable {
         var route: ConsoleRoute
         var key: String?
         var query: String?

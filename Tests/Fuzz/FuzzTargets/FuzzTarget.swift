@@ -9,7 +9,23 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The console's request decoding: ``ConsoleRequestFuzz`` (with the Console trait).
     case consoleRequest = "ConsoleRequest"
 
-    /// Runs this target's check on one input.
+    /// Runs this target's check on one input from a task (the tests): nothing blocks a thread
+    /// of the cooperative pool, which the console's handling needs.
+    /// - Throws: ``FuzzFailure`` when the code under test broke a promise on `bytes`.
+    package func checkInTask(_ bytes: [UInt8]) async throws(FuzzFailure) {
+        switch self {
+        case .importReader, .roundTrip: try check(bytes)
+        case .consoleRequest:
+            #if Console
+            try await ConsoleRequestFuzz.shared.get().checkInTask(bytes)
+            #else
+            break
+            #endif
+        }
+    }
+
+    /// Runs this target's check on one input, on a thread that may block (libFuzzer's, a
+    /// replay's main thread): never from a task.
     /// - Throws: ``FuzzFailure`` when the code under test broke a promise on `bytes`.
     package func check(_ bytes: [UInt8]) throws(FuzzFailure) {
         switch self {
