@@ -59,6 +59,7 @@ struct PrefsCommand: ParsableCommand {
         #endif
         #if Fleet
         commands.insert(SyncCommand.self, at: next)
+        commands.insert(RelayCommand.self, at: next + 1)
         #endif
         _ = next
         return commands

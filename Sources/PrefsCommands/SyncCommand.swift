@@ -26,6 +26,11 @@ struct SyncCommand: AsyncParsableCommand {
             differences. A bad URL, a password file that is not private, rejected credentials, a \
             missing database or schema or a table of another shape end it with one line and exit \
             status 1; SIGINT or SIGTERM end it with 0.
+
+            In a large fleet (see `prefs relay`), --postgres names a pooler in front of the primary \
+            (PgBouncer in transaction mode) and each --relay a relay: the sync pushes and fetches \
+            through the pooler and listens on the relay its host and path pick, moving to the \
+            next one when it fails.
             """
     )
 
@@ -42,12 +47,19 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The PostgreSQL table shared by the fleet, TABLE or SCHEMA.TABLE.", valueName: "name"))
     var table = "defaults_fleet"
 
+    @Option(name: .customLong("relay"),
+            help: ArgumentHelp("A relay to listen on (repeatable); --postgres then names the pooler in front of the primary.",
+                               valueName: "url"))
+    var relays: [String] = []
+
     @Flag(help: "Print `ready` on standard error once the database is in step with the table.")
     var ready = false
 
     func run() async throws {
         let url = try PostgresPassword.resolve(for: PostgresURL(postgres), passwordFile: passwordFile,
                                                warn: { Console.err("prefs: warning: " + $0) })
+        let relayURLs = try relays.map { try PostgresPassword.resolve(for: PostgresURL($0), passwordFile: passwordFile,
+                                                                          warn: { Console.err("prefs: warning: " + $0) }) }
         let path = try storeOptions.path()
         let store = try DefaultsStore(path: path, configuration: StoreOptions.configuration)
         let logger = Logger(label: "prefs") { _ in ConsoleLogHandler() }
@@ -63,7 +75,8 @@ struct SyncCommand: AsyncParsableCommand {
             configuration.options.connectTimeout = .seconds(2)
         }
         let client = PostgresClient(configuration: configuration)
-        let follower = SyncFollower(path: path, client: client, url: url, table: table, logger: logger, printsReady: ready)
+        let follower = SyncFollower(path: path, client: client, url: url, relays: relayURLs, table: table, logger: logger,
+                                    printsReady: ready)
 
         let work = Task {
             // The client ends only when cancelled; the follower when cancelled or when the

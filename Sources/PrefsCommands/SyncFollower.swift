@@ -17,6 +17,8 @@ struct SyncFollower: Sendable {
     let client: PostgresClient
     /// The server's URL, for the sync to ask PostgreSQL itself why the client lends no connection.
     let url: PostgresURL
+    /// The relays to listen on, in a relayed fleet; empty when the sync listens on `url`.
+    let relays: [PostgresURL]
     let table: String
     let logger: Logger
     let printsReady: Bool
@@ -27,7 +29,7 @@ struct SyncFollower: Sendable {
         var store = first
         var adopting = false
         while true {
-            let sync = DefaultsPostgresSync(store: store, client: client, table: table, logger: logger,
+            let sync = DefaultsPostgresSync(store: store, client: client, relays: relays, table: table, logger: logger,
                                             adoptingLocalValues: adopting, serverURL: url)
             if !adopting, let unreachable { sync.reportUnreachable(unreachable) }
             guard try await runUntilReplaced(sync, printsReady: printsReady && !adopting) else { return }

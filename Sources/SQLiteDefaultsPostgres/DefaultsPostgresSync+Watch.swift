@@ -21,7 +21,8 @@ extension DefaultsPostgresSync {
                 continue
             }
             let holdsConnection = status.holdsConnection
-            let failure = await diagnose()
+            var failure = await diagnose()
+            if failure == nil, !holdsConnection { failure = await diagnoseRelay() }
             // Said meanwhile (a failure, or in step at last): nothing to add.
             guard status.isUnsaid(for: timing.silenceLimit) else { continue }
             if failure == nil, !holdsConnection, serverURL != nil, acceptedProbes < 2 {
@@ -51,15 +52,31 @@ extension DefaultsPostgresSync {
     /// ``Timing/diagnosisTimeout`` is a reason too.
     func diagnose() async -> DefaultsError? {
         guard let serverURL else { return nil }
-        // PostgresNIO's own messages about this one connection are not the sync's to say.
-        let logger = Logger(label: "SQLiteDefaultsPostgres.diagnosis") { _ in SwiftLogNoOpLogHandler() }
+        return await diagnose(serverURL)
+    }
+
+    /// Why the relay the sync listens on refuses it a connection, in PostgreSQL's words (see
+    /// ``diagnose()``); `nil` when it accepted, or when the fleet has no relays.
+    func diagnoseRelay() async -> DefaultsError? {
+        guard !relays.isEmpty else { return nil }
+        let url = relays[relayIndex.withLock { $0 }]
+        return await diagnose(url).map { RelayFailure($0).failure }
+    }
+
+    private func diagnose(_ url: PostgresURL) async -> DefaultsError? {
         do {
             return try await Deadline.run(within: timing.diagnosisTimeout, onTimeout: {}) {
-                await Self.probe(serverURL, logger: logger)
+                await Self.probe(url, logger: Self.quietLogger)
             }
         } catch {
             return DefaultsError(.unreachable, "PostgreSQL did not answer a new connection within \(timing.diagnosisTimeout)")
         }
+    }
+
+    /// PostgresNIO's own messages about the sync's extra connections (a diagnosis, a relay's
+    /// client) are not the sync's to say: it says what they mean, once.
+    static var quietLogger: Logger {
+        Logger(label: "SQLiteDefaultsPostgres.quiet") { _ in SwiftLogNoOpLogHandler() }
     }
 }
 #endif

@@ -38,6 +38,7 @@ extension DefaultsPostgresSync {
         try Task.checkCancellation()
         var book = SessionBook()
         var position = try await catchUp(link, book: &book)
+        signals.reached(position)
         if report(.connected) {
             logger.info("fleet sync: connected; in step with PostgreSQL table \(link.fleet.name)")
         }
@@ -67,6 +68,7 @@ extension DefaultsPostgresSync {
             if taken.remote {
                 position = try await fetch(after: position, link, book: &book, within: timing.stallTimeout)
             }
+            signals.reached(position)
         }
         throw CancellationError()
     }

@@ -51,6 +51,11 @@ public final class DefaultsPostgresSync: Service, Sendable {
     public let client: PostgresClient
     /// The PostgreSQL table, `TABLE` or `SCHEMA.TABLE`.
     public let table: String
+    /// The relays the sync listens on, in a relayed fleet (see ``DefaultsFleetRelay``); empty
+    /// when it listens on `client`'s server, the primary.
+    public let relays: [PostgresURL]
+    /// The relay the current (or next) session listens on, an index into ``relays``.
+    let relayIndex: Mutex<Int>
 
     let logger: Logger
     let origin: String
@@ -83,6 +88,11 @@ public final class DefaultsPostgresSync: Service, Sendable {
         /// How often the sync fetches without a notification: a net under `LISTEN`, and the
         /// check that the connection still works.
         var safetyFetchInterval: Duration = .seconds(5)
+        /// In a relayed fleet, how often the sync fetches from the primary although its relay
+        /// says nothing is new: the check that the table is still the one it is in step with
+        /// (not dropped, not gone back in time), and a bound on how long a relay that stopped
+        /// replicating can keep a machine behind. The safety fetch itself asks the relay.
+        var primaryCheckInterval: Duration = .seconds(60)
         /// The shortest time between two pushes while changes keep coming: a stream of writes
         /// goes out in fewer, larger pushes (less work for both sides), and a write after a
         /// quiet spell is pushed at once.
@@ -135,8 +145,47 @@ public final class DefaultsPostgresSync: Service, Sendable {
                   adoptingLocalValues: adoptingLocalValues, serverURL: serverURL)
     }
 
+    /// Creates the sync of a machine in a relayed fleet (see ``DefaultsFleetRelay``): it
+    /// pushes and fetches through `client`, a pooler in front of the primary (PgBouncer in
+    /// transaction mode, or the primary itself), and listens on one of `relays`, with a
+    /// connection of its own (the sync runs a client for it while it runs).
+    ///
+    /// Each machine starts with the relay its origin (host and path) picks, so a fleet spreads
+    /// evenly over them, and moves to the next when that one fails. Its safety fetch asks the
+    /// relay for the newest version and fetches from the primary only when the relay has news
+    /// this machine did not hear of (and once a minute, to check the table itself). Pushes take
+    /// four short statements in one transaction, since a pooler shares server connections
+    /// between transactions and cannot keep a session's function.
+    ///
+    /// - Parameters:
+    ///   - store: the store to keep in step.
+    ///   - client: the pooler's (or primary's) client; the caller runs it.
+    ///   - relays: the relays' URLs (an empty list makes this the single-server sync of
+    ///     ``init(store:client:table:logger:serverURL:)``). A relay that refuses a connection is
+    ///     asked why, as the pooler is, and the line says so in PostgreSQL's words.
+    ///   - table: the fleet's table, as on the primary; each relay holds a copy of that name.
+    ///   - logger: where the sync logs.
+    ///   - serverURL: the pooler's URL, to ask it why it lends no connection (see the other initializer).
+    public convenience init(store: DefaultsStore, client: PostgresClient, relays: [PostgresURL], table: String = "defaults_fleet",
+                            logger: Logger = Logger(label: "SQLiteDefaultsPostgres"), serverURL: PostgresURL? = nil) {
+        var timing = Timing()
+        timing.pushesInOneRoundTrip = relays.isEmpty
+        self.init(store: store, client: client, table: table, logger: logger, timing: timing, serverURL: serverURL, relays: relays)
+    }
+
+    /// `prefs sync --relay`: a relayed sync that may take the file as it is.
+    package convenience init(store: DefaultsStore, client: PostgresClient, relays: [PostgresURL], table: String, logger: Logger,
+                             adoptingLocalValues: Bool, serverURL: PostgresURL? = nil) {
+        var timing = Timing()
+        timing.pushesInOneRoundTrip = relays.isEmpty
+        self.init(store: store, client: client, table: table, logger: logger, timing: timing,
+                  adoptingLocalValues: adoptingLocalValues, serverURL: serverURL, relays: relays)
+    }
+
     init(store: DefaultsStore, client: PostgresClient, table: String, logger: Logger, timing: Timing,
-         adoptingLocalValues: Bool = false, metricsFactory: (any MetricsFactory)? = nil, serverURL: PostgresURL? = nil) {
+         adoptingLocalValues: Bool = false, metricsFactory: (any MetricsFactory)? = nil, serverURL: PostgresURL? = nil,
+         relays: [PostgresURL] = []) {
+        self.relays = relays
         metrics = SyncMetrics(table: table, factory: metricsFactory ?? MetricsSystem.factory)
         adoptionPending = Mutex(adoptingLocalValues)
         self.store = store
@@ -146,6 +195,8 @@ public final class DefaultsPostgresSync: Service, Sendable {
         self.timing = timing
         self.serverURL = serverURL
         origin = "\(ProcessInfo.processInfo.hostName):\(store.path ?? "memory")"
+        // The relay this machine's origin picks: a fleet spreads evenly over its relays.
+        relayIndex = Mutex(relays.isEmpty ? 0 : Int(FleetTableName.fnv1a(origin) % UInt64(relays.count)))
     }
 
     /// Whether the sync holds a working connection and has caught up with the table since it
@@ -174,12 +225,20 @@ public final class DefaultsPostgresSync: Service, Sendable {
         let replica = LocalReplica(store: store)
         let observation = store.observe { [signals] change in signals.localChange(change.key) }
         defer { observation.cancel() }
+        // One connection to the relay at a time: a client of its own each, run here.
+        let relayClients = relays.map { url in
+            var configuration = url.configuration
+            configuration.options.minimumConnections = 0
+            configuration.options.maximumConnections = 1
+            return PostgresClient(configuration: configuration, backgroundLogger: Self.quietLogger)
+        }
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await self.runSessions(fleet: fleet, replica: replica) }
+                    for relay in relayClients { group.addTask { await relay.run() } }
+                    group.addTask { try await self.runSessions(fleet: fleet, replica: replica, relays: relayClients) }
                     group.addTask { try await self.watchStep(table: name) }
-                    // Only the sessions end (the watch runs until cancelled).
+                    // Only the sessions end (the watch and the relays' clients run until cancelled).
                     defer { group.cancelAll() }
                     try await group.next()
                 }
@@ -192,16 +251,21 @@ public final class DefaultsPostgresSync: Service, Sendable {
         }
     }
 
-    private func runSessions(fleet: FleetTable, replica: LocalReplica) async throws {
+    private func runSessions(fleet: FleetTable, replica: LocalReplica, relays: [PostgresClient]) async throws {
         var delay = timing.firstRetryDelay
         while true {
             try Task.checkCancellation()
             do {
                 try await client.withConnection { connection in
-                    self.status.holdsConnection = true
-                    defer { self.status.holdsConnection = false }
                     do {
-                        try await self.session(on: connection, fleet: fleet, replica: replica)
+                        if relays.isEmpty {
+                            self.status.holdsConnection = true
+                            defer { self.status.holdsConnection = false }
+                            try await self.session(on: connection, listeningOn: nil, fleet: fleet, replica: replica)
+                        } else {
+                            let relay = relays[self.relayIndex.withLock { $0 }]
+                            try await self.relaySession(on: connection, relay: relay, fleet: fleet, replica: replica)
+                        }
                     } catch {
                         // A connection that failed or timed out mid-work may be in any state:
                         // the pool must not lend it again.
@@ -210,6 +274,7 @@ public final class DefaultsPostgresSync: Service, Sendable {
                     }
                 }
             } catch {
+                if !relays.isEmpty, error is RelayFailure { relayIndex.withLock { $0 = ($0 + 1) % relays.count } }
                 if Task.isCancelled || error is CancellationError { throw CancellationError() }
                 if error is FleetTableChanged {
                     // Not in step until the next session has joined the table again (it says so).
@@ -226,12 +291,17 @@ public final class DefaultsPostgresSync: Service, Sendable {
                 if status.state != .failing(.unreachable), FleetFailure.isFromPool(error), let found = await diagnose() {
                     // The pool gave up after retrying quietly, and says nothing of why: PostgreSQL does.
                     failure = DefaultsError(.unreachable, found.message)
+                } else if status.state != .failing(.unreachable), let relayed = error as? RelayFailure,
+                          FleetFailure.isFromPool(relayed.cause), let found = await diagnoseRelay() {
+                    failure = DefaultsError(.unreachable, found.message)
                 }
                 if report(.failing(failure.code)) {
                     logger.warning("fleet sync: \(failure.message); retrying with back-off", metadata: ["table": "\(fleet.name)"])
                     delay = timing.firstRetryDelay
                 }
-                try await Task.sleep(for: delay)
+                // Jittered: machines a restart disconnected together come back spread over the
+                // interval instead of all at once.
+                try await Task.sleep(for: Self.jittered(delay))
                 delay = min(delay * 2, timing.longestRetryDelay)
             }
         }
@@ -243,9 +313,17 @@ public final class DefaultsPostgresSync: Service, Sendable {
         return status.enter(new)
     }
 
-    /// One connection's life: listen, catch up both ways, then push and fetch as signalled,
-    /// until the connection fails or the sync is cancelled.
-    private func session(on connection: PostgresConnection, fleet: FleetTable, replica: LocalReplica) async throws {
+    /// A duration drawn evenly from its upper half: retries and periodic checks of many
+    /// machines that started together drift apart instead of arriving together.
+    static func jittered(_ duration: Duration) -> Duration {
+        duration * Double.random(in: 0.5...1.0)
+    }
+
+    /// One connection's life: listen (on `listener`, a relay's connection, when given; else on
+    /// `connection`), catch up both ways, then push and fetch as signalled, until a connection
+    /// fails or the sync is cancelled.
+    func session(on connection: PostgresConnection, listeningOn listener: PostgresConnection?, fleet: FleetTable,
+                 replica: LocalReplica) async throws {
         // The name as PostgreSQL resolves it: however the table is spelled, every machine of
         // the fleet listens on the same channel and takes the same creation lock.
         let fleet = try await timed(on: connection) { try await fleet.resolve(on: connection) }
@@ -259,16 +337,27 @@ public final class DefaultsPostgresSync: Service, Sendable {
         let wakeups = signals.beginSession()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [signals] in
-                try await connection.listen(on: fleet.name.channel) { notifications in
-                    signals.listening()
-                    for try await notification in notifications { signals.notified(FleetNotice(payload: notification.payload)) }
+                let listening = listener ?? connection
+                do {
+                    try await listening.listen(on: fleet.name.channel) { notifications in
+                        signals.listening()
+                        for try await notification in notifications { signals.notified(FleetNotice(payload: notification.payload)) }
+                    }
+                } catch {
+                    guard listener != nil, !Task.isCancelled else { throw error }
+                    throw RelayFailure(error)
                 }
-                throw DefaultsError(.unreachable, "the PostgreSQL connection closed")
+                throw listener == nil ? DefaultsError(.unreachable, "the PostgreSQL connection closed")
+                    : RelayFailure(DefaultsError(.unreachable, "the PostgreSQL connection closed"))
             }
-            group.addTask { [signals, timing] in
-                while true {
-                    try await Task.sleep(for: timing.safetyFetchInterval)
-                    signals.remoteChange()
+            if let listener {
+                group.addTask { try await self.checkRelay(listener, fleet: fleet) }
+            } else {
+                group.addTask { [signals, timing] in
+                    while true {
+                        try await Task.sleep(for: timing.safetyFetchInterval)
+                        signals.remoteChange()
+                    }
                 }
             }
             group.addTask {

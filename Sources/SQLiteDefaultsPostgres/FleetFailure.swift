@@ -11,6 +11,7 @@ import _ConnectionPoolModule
 enum FleetFailure {
     static func classify(_ error: any Error) -> DefaultsError {
         if let error = error as? DefaultsError { return error }
+        if let error = error as? RelayFailure { return error.failure }
         if let error = error as? PSQLError { return classify(error) }
         if let error = error as? ConnectionPoolError {
             // In words: the error's own description is a path of internal type names.

@@ -153,19 +153,9 @@ struct FleetTable: Sendable {
             let exists = try await tableOID(on: connection) != nil
             if !exists {
                 let mark = UUID().uuidString.lowercased()
-                try await connection.query(PostgresQuery(unsafeSQL: """
-                    CREATE TABLE \(name.quoted) (
-                        key TEXT PRIMARY KEY,
-                        storage_class TEXT NOT NULL CHECK (storage_class IN ('integer', 'real', 'text', 'blob', 'null', 'deleted')),
-                        integer_value BIGINT,
-                        real_value DOUBLE PRECISION,
-                        bytes_value BYTEA,
-                        version BIGINT NOT NULL,
-                        origin TEXT NOT NULL,
-                        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
-                    )
-                    """), logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: "CREATE INDEX \(name.quotedVersionIndexName) ON \(name.quoted) (version)"), logger: logger)
+                for statement in creationStatements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
                 try await connection.query(PostgresQuery(unsafeSQL: "COMMENT ON TABLE \(name.quoted) IS 'SQLiteDefaults fleet \(mark)'"), logger: logger)
             }
             try await connection.query("COMMIT", logger: logger)
@@ -175,7 +165,27 @@ struct FleetTable: Sendable {
         }
     }
 
-    private func tableOID(on connection: PostgresConnection) async throws -> Int64? {
+    /// The table and its index on `version`, as this library creates them (a relay's copy
+    /// too, see ``DefaultsFleetRelay``).
+    var creationStatements: [String] {
+        [
+            """
+            CREATE TABLE \(name.quoted) (
+                key TEXT PRIMARY KEY,
+                storage_class TEXT NOT NULL CHECK (storage_class IN ('integer', 'real', 'text', 'blob', 'null', 'deleted')),
+                integer_value BIGINT,
+                real_value DOUBLE PRECISION,
+                bytes_value BYTEA,
+                version BIGINT NOT NULL,
+                origin TEXT NOT NULL,
+                updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )
+            """,
+            "CREATE INDEX \(name.quotedVersionIndexName) ON \(name.quoted) (version)",
+        ]
+    }
+
+    func tableOID(on connection: PostgresConnection) async throws -> Int64? {
         let rows = try await connection.query("SELECT to_regclass(\(name.quoted))::oid::bigint", logger: logger)
         for try await oid in rows.decode(Int64?.self) { return oid }
         return nil

@@ -76,7 +76,7 @@ struct FleetTableName: Sendable, Hashable, CustomStringConvertible {
     var description: String { schema.map { "\($0).\(table)" } ?? table }
 
     /// FNV-1a, 64 bits: stable across processes and machines, unlike `Hasher`.
-    private static func fnv1a(_ text: String) -> UInt64 {
+    static func fnv1a(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)

@@ -12,6 +12,7 @@ final class SyncSignals: Sendable {
         var remote = false
         var notices: [FleetNotice] = []
         var listening = false
+        var position: Int64 = 0
         var continuation: AsyncStream<Void>.Continuation?
     }
 
@@ -51,6 +52,14 @@ final class SyncSignals: Sendable {
             state.continuation?.yield()
         }
     }
+
+    /// The worker has applied (or skipped as its own) every version up to `position`.
+    func reached(_ position: Int64) {
+        state.withLock { $0.position = position }
+    }
+
+    /// The version the worker last said it reached (see ``reached(_:)``).
+    var position: Int64 { state.withLock { $0.position } }
 
     /// Whether the current session's `LISTEN` is in place.
     var isListening: Bool { state.withLock { $0.listening } }
