@@ -159,6 +159,17 @@ let package = Package(
         .executableTarget(name: "FuzzRoundTrip", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzRoundTrip"),
         .executableTarget(name: "FuzzConsoleRequest", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzConsoleRequest"),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
+        // The fleet at scale (Scripts/fleet-scale.py): many real syncs in one process.
+        .executableTarget(
+            name: "FleetSimulator",
+            dependencies: [
+                "SQLiteDefaults",
+                .target(name: "SQLiteDefaultsPostgres", condition: .when(traits: ["Fleet"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Fleet"])),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/FleetScale/FleetSimulator"
+        ),
         .testTarget(
             name: "SQLiteDefaultsTests",
             dependencies: [

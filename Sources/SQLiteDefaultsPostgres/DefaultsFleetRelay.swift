@@ -24,8 +24,9 @@ import SQLiteDefaults
 /// Both calls can be run again: what exists is kept (the relay's trigger is replaced by the
 /// current one). See the fleet's article "At thousands of machines".
 public enum DefaultsFleetRelay {
-    /// On the primary: creates the fleet's table when missing (as a sync would) and a
-    /// publication of it. Returns the publication's name, for ``install(table:on:publication:primaryConnectionInfo:subscription:logger:)``.
+    /// On the primary: creates the fleet's table when missing (as a sync would), the push
+    /// function machines call through the pooler (one round trip, the table's lock held only
+    /// inside the server), and a publication of the table. Returns the publication's name, for ``install(table:on:publication:primaryConnectionInfo:subscription:logger:)``.
     ///
     /// Needs a role that owns the table (or may create it) and has `CREATE` on the database;
     /// the primary must run with `wal_level = logical`.
@@ -42,6 +43,7 @@ public enum DefaultsFleetRelay {
                 throw DefaultsError(.invalidConfiguration, "the primary runs with wal_level other than 'logical', so it cannot publish the table \(fleet.name) to relays: set wal_level = logical and restart it")
             }
             _ = try await fleet.prepare(on: primary)
+            try await fleet.installSharedPushFunction(on: primary)
             let exists = try await count("SELECT count(*) FROM pg_publication WHERE pubname = \(FleetTable.literal(fleet.publicationName))",
                                          on: primary, logger: logger) > 0
             if !exists {

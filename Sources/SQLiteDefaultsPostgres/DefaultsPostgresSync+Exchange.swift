@@ -93,8 +93,8 @@ extension DefaultsPostgresSync {
         // A push too large for the short time-out gets the long one.
         let deadline = rows.count <= FleetTable.rowsPerStatement ? timeout : nil
         let version = try await timed(on: link.connection, within: deadline) { [origin] in
-            if link.pushesInOneRoundTrip {
-                try await link.fleet.pushInOneRoundTrip(toPush, origin: origin, floor: floor, on: link.connection)
+            if let function = link.pushFunction {
+                try await link.fleet.pushInOneRoundTrip(toPush, origin: origin, floor: floor, through: function, on: link.connection)
             } else {
                 try await link.fleet.pushInTransaction(toPush, origin: origin, floor: floor, on: link.connection)
             }

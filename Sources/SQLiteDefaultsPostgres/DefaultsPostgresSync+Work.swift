@@ -9,8 +9,9 @@ struct SessionLink: Sendable {
     let fleet: FleetTable
     let replica: LocalReplica
     let identity: String
-    /// Whether the session's push function is in place (one round trip per push), else four.
-    let pushesInOneRoundTrip: Bool
+    /// The push function in place (one round trip per push): the session's own, or the one a
+    /// relayed fleet's primary keeps; nil when pushes take four.
+    let pushFunction: String?
 }
 
 /// What a session does with what it has in hand before it does any other work: the book-keeping

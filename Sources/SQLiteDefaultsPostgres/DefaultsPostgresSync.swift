@@ -328,12 +328,18 @@ public final class DefaultsPostgresSync: Service, Sendable {
         // the fleet listens on the same channel and takes the same creation lock.
         let fleet = try await timed(on: connection) { try await fleet.resolve(on: connection) }
         let identity = try await timed(on: connection) { try await fleet.prepare(on: connection) }
-        var oneRoundTrip = false
-        if timing.pushesInOneRoundTrip {
-            oneRoundTrip = try await timed(on: connection) { try await fleet.installPushFunction(on: connection) }
+        var pushFunction: String?
+        if listener != nil {
+            // Through a pooler: the primary's own function, when `prefs relay` made it.
+            if try await timed(on: connection, { try await fleet.hasSharedPushFunction(on: connection) }) {
+                pushFunction = fleet.sharedPushFunction
+            }
+        } else if timing.pushesInOneRoundTrip,
+                  try await timed(on: connection, { try await fleet.installPushFunction(on: connection) }) {
+            pushFunction = fleet.pushFunction
         }
         let link = SessionLink(connection: connection, fleet: fleet, replica: replica, identity: identity,
-                               pushesInOneRoundTrip: oneRoundTrip)
+                               pushFunction: pushFunction)
         let wakeups = signals.beginSession()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [signals] in

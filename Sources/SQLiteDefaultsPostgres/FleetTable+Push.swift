@@ -123,6 +123,30 @@ extension FleetTable {
     /// table so that two tables served by one connection never share one.
     var pushFunction: String { "pg_temp.\"fleet_push_\(name.digest)\"" }
 
+    /// The push function a relayed fleet's primary keeps, in the table's schema (see
+    /// ``DefaultsFleetRelay/publish(table:on:logger:)``): through a pooler a session's own
+    /// function would be on one server connection and missing from the next, and without a
+    /// function a push holds the table's lock across two round trips — through a pooler, to a
+    /// busy machine — which a storm of a thousand pushes turns into seconds of waiting.
+    var sharedPushFunction: String { "\"\(name.schema ?? "public")\".\"defaults_fleet_push_\(name.digest)\"" }
+
+    /// The push function's argument types, as `to_regprocedure` and `CREATE FUNCTION` spell them.
+    private static let pushArguments = "text[], text[], bigint[], double precision[], bytea[], text, text, bigint, text"
+
+    /// Whether the primary keeps ``sharedPushFunction``.
+    func hasSharedPushFunction(on connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            SELECT to_regprocedure(\(Self.literal("\(sharedPushFunction)(\(Self.pushArguments))"))) IS NOT NULL
+            """), logger: logger)
+        for try await found in rows.decode(Bool.self) { return found }
+        return false
+    }
+
+    /// Creates (or replaces) ``sharedPushFunction``: the same body as the session's function.
+    func installSharedPushFunction(on connection: PostgresConnection) async throws {
+        try await connection.query(PostgresQuery(unsafeSQL: pushFunctionSQL(named: sharedPushFunction)), logger: logger)
+    }
+
     /// Creates (or replaces) ``pushFunction`` on `connection`: one round trip, once per
     /// connection. Returns false when PostgreSQL refuses (no `TEMPORARY` right, no PL/pgSQL):
     /// the sync then pushes in four round trips.
@@ -132,8 +156,19 @@ extension FleetTable {
     /// snapshot in READ COMMITTED, so the version picked sees every push committed before the
     /// lock was granted. The lock is held to the commit of the caller's implicit transaction.
     func installPushFunction(on connection: PostgresConnection) async throws -> Bool {
-        let sql = """
-            CREATE OR REPLACE FUNCTION \(pushFunction)(text[], text[], bigint[], double precision[], bytea[], text, text, bigint, text)
+        do {
+            try await connection.query(PostgresQuery(unsafeSQL: pushFunctionSQL(named: pushFunction)), logger: logger)
+            return true
+        } catch let error as PSQLError where Self.isRefusedFunction(error) {
+            logger.debug("fleet sync: no session push function (\(String(reflecting: error))); pushing in four round trips")
+            return false
+        }
+    }
+
+    /// `CREATE OR REPLACE FUNCTION` of the push function under `function`'s name.
+    private func pushFunctionSQL(named function: String) -> String {
+        """
+            CREATE OR REPLACE FUNCTION \(function)(\(Self.pushArguments))
             RETURNS bigint LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $fleet$
             DECLARE
                 next_version bigint;
@@ -152,13 +187,6 @@ extension FleetTable {
             END
             $fleet$
             """
-        do {
-            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-            return true
-        } catch let error as PSQLError where Self.isRefusedFunction(error) {
-            logger.debug("fleet sync: no session push function (\(String(reflecting: error))); pushing in four round trips")
-            return false
-        }
     }
 
     /// Refusals that leave the connection usable and the four-round-trip push possible:
@@ -171,8 +199,9 @@ extension FleetTable {
     /// Writes `rows` with one new version in one round trip (a call of ``pushFunction``, in
     /// its own implicit transaction), notifying the channel when it commits; returns the
     /// version, the largest so far plus one and above `floor`.
-    func pushInOneRoundTrip(_ rows: [PendingRow], origin: String, floor: Int64 = 0,
+    func pushInOneRoundTrip(_ rows: [PendingRow], origin: String, floor: Int64 = 0, through function: String? = nil,
                             on connection: PostgresConnection) async throws -> Int64 {
+        let function = function ?? pushFunction
         var keys: [String] = [], classes: [String] = [], integers: [Int64] = [], reals: [Double] = []
         var bytes: [ByteBuffer] = []
         keys.reserveCapacity(rows.count)
@@ -207,7 +236,7 @@ extension FleetTable {
         binds.append(floor)
         if let notice = FleetNotice.rowsText(rows, origin: origin) { binds.append(notice) } else { binds.appendNull() }
         let result = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT \(pushFunction)($1::text[], $2::text[], $3::bigint[], $4::double precision[], $5::bytea[], $6::text, $7::text, $8::bigint, $9::text)
+            SELECT \(function)($1::text[], $2::text[], $3::bigint[], $4::double precision[], $5::bytea[], $6::text, $7::text, $8::bigint, $9::text)
             """, binds: binds), logger: logger)
         for try await version in result.decode(Int64.self) { return version }
         throw DefaultsError(.incompatibleTable, "the PostgreSQL table \(name) returned no version for a push")
