@@ -48,6 +48,9 @@ public final class PostgresServer: Sendable {
     /// PostgreSQL's `max_connections`; `superuser_reserved_connections` keeps 3 of them for
     /// `postgres`, so other roles get this many less 3.
     public let maxConnections: Int
+    /// The extra server settings it was started with (`-c name=value`), given again at every
+    /// ``startServer()``.
+    public let settings: [String: String]
 
     private let installation: PostgresInstallation
     private let watchdog: ServerWatchdog?
@@ -58,9 +61,13 @@ public final class PostgresServer: Sendable {
         case running, stopped, removed
     }
 
-    private init(installation: PostgresInstallation, directory: String, port: Int, maxConnections: Int, watchdog: ServerWatchdog?) {
+    private init(
+        installation: PostgresInstallation, directory: String, port: Int, maxConnections: Int, settings: [String: String],
+        watchdog: ServerWatchdog?
+    ) {
         self.installation = installation
         self.maxConnections = maxConnections
+        self.settings = settings
         self.directory = directory
         self.dataDirectory = directory + "/data"
         self.logFile = directory + "/server.log"
@@ -93,7 +100,17 @@ public final class PostgresServer: Sendable {
     ///     `openssl` in the data directory), for clients that ask for `sslmode=require`.
     ///   - maxConnections: PostgreSQL's `max_connections` (at least 4: 3 are the superuser's);
     ///     a small one leaves clients without a slot ("remaining connection slots are reserved…").
-    public static func start(label: String = "fleet", tls: Bool = false, maxConnections: Int = 200) throws -> PostgresServer {
+    ///   - settings: more server settings, each passed to the postmaster as `-c name=value`
+    ///     (here and at every ``startServer()``), after the fixed ones, so they win: for
+    ///     instance `["wal_level": "logical", "max_replication_slots": "10"]`. Leave `port`,
+    ///     `listen_addresses` and `unix_socket_directories` alone. A name must be letters,
+    ///     digits, `_` and `.`; a value must not hold NUL or line breaks (else this throws
+    ///     before anything is created); a setting PostgreSQL rejects makes the start fail,
+    ///     the log tail saying why.
+    public static func start(
+        label: String = "fleet", tls: Bool = false, maxConnections: Int = 200, settings: [String: String] = [:]
+    ) throws -> PostgresServer {
+        let options = try commandLineSettings(settings)
         let installation = try PostgresInstallation.locate()
         let directory = try makeDirectory(label: label, installation: installation)
         // First, so that even a crash during initdb leaves nothing behind.
@@ -102,13 +119,15 @@ public final class PostgresServer: Sendable {
             try initializeCluster(in: directory, installation: installation, tls: tls)
             var port = try LoopbackPort.free()
             do {
-                try startPostmaster(in: directory, port: port, maxConnections: maxConnections, installation: installation)
+                try startPostmaster(in: directory, port: port, maxConnections: maxConnections, settings: options,
+                                    installation: installation)
             } catch let error as PostgresServerError where error.portInUse {
                 port = try LoopbackPort.free()
-                try startPostmaster(in: directory, port: port, maxConnections: maxConnections, installation: installation)
+                try startPostmaster(in: directory, port: port, maxConnections: maxConnections, settings: options,
+                                    installation: installation)
             }
             return PostgresServer(installation: installation, directory: directory, port: port, maxConnections: maxConnections,
-                                  watchdog: watchdog)
+                                  settings: settings, watchdog: watchdog)
         } catch {
             shutDownBySignal(dataDirectory: directory + "/data")
             try? FileManager.default.removeItem(atPath: directory)
@@ -117,17 +136,22 @@ public final class PostgresServer: Sendable {
         }
     }
 
-    /// ``start(label:)`` on a thread of its own: the second of initdb does not hold a thread of
-    /// the cooperative pool.
+    /// ``start(label:tls:maxConnections:settings:)`` on a thread of its own: the second of
+    /// initdb does not hold a thread of the cooperative pool.
     ///
     /// ```swift
     /// let server = try await PostgresServer.start()
+    /// let logical = try await PostgresServer.start(settings: ["wal_level": "logical"])
     /// ```
-    /// - Throws: what ``start(label:)`` throws.
-    public static func start(label: String = "fleet", tls: Bool = false, maxConnections: Int = 200) async throws -> PostgresServer {
+    /// - Throws: what ``start(label:tls:maxConnections:settings:)`` throws.
+    public static func start(
+        label: String = "fleet", tls: Bool = false, maxConnections: Int = 200, settings: [String: String] = [:]
+    ) async throws -> PostgresServer {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try start(label: label, tls: tls, maxConnections: maxConnections) as PostgresServer })
+                continuation.resume(with: Result {
+                    try start(label: label, tls: tls, maxConnections: maxConnections, settings: settings) as PostgresServer
+                })
             }.start()
         }
     }
@@ -172,7 +196,8 @@ public final class PostgresServer: Sendable {
             case .running: return
             case .removed: throw PostgresServerError("the server in \(directory) was removed")
             case .stopped:
-                try Self.startPostmaster(in: directory, port: port, maxConnections: maxConnections, installation: installation)
+                try Self.startPostmaster(in: directory, port: port, maxConnections: maxConnections,
+                                         settings: try Self.commandLineSettings(settings), installation: installation)
                 state = .running
             }
         }
@@ -316,16 +341,17 @@ public final class PostgresServer: Sendable {
         }
     }
 
-    /// A fresh directory `pg-<label>-XXXXXX`, owned by the server's account. Under the system's
-    /// temporary directory when that path is short and plain enough (the socket path must fit
-    /// in 107 bytes, and pg_ctl passes it through a shell), else under /tmp.
-    private static func makeDirectory(label: String, installation: PostgresInstallation) throws -> String {
+    /// A fresh directory `<prefix>-<label>-XXXXXX`, owned by the server's account. Under the
+    /// system's temporary directory when that path is short and plain enough (the socket path
+    /// must fit in 107 bytes, and pg_ctl passes it through a shell), else under /tmp. PgBouncer
+    /// makes its directory here too, for the same reasons.
+    static func makeDirectory(prefix: String = "pg", label: String, installation: PostgresInstallation) throws -> String {
         var base = FileManager.default.temporaryDirectory.path
         while base.count > 1, base.hasSuffix("/") { base.removeLast() }
         let plainLabel = String(
             label.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "-" }.prefix(16)
         )
-        let name = "pg-" + (plainLabel.isEmpty ? "server" : plainLabel) + "-XXXXXX"
+        let name = prefix + "-" + (plainLabel.isEmpty ? "server" : plainLabel) + "-XXXXXX"
         let plain = base.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/._-".contains($0)) }
         let fits = (base + "/" + name + "/.s.PGSQL.65535").utf8.count <= 107
         let reachable = installation.account == nil || searchableByOthers(base)
@@ -428,12 +454,31 @@ public final class PostgresServer: Sendable {
         }
     }
 
-    /// `pg_ctl start -w` on `port`, with the socket in `directory`, logging to `server.log`.
-    private static func startPostmaster(in directory: String, port: Int, maxConnections: Int, installation: PostgresInstallation) throws {
+    /// `settings` as postmaster options, `-c 'name=value'` each, sorted by name: shell-quoted,
+    /// for pg_ctl hands its `-o` string to a shell.
+    /// - Throws: ``PostgresServerError`` for a name that is not a plain setting name, or a
+    ///   value with NUL or a line break (which no quoting carries through pg_ctl).
+    private static func commandLineSettings(_ settings: [String: String]) throws -> String {
+        try settings.sorted { $0.key < $1.key }.map { name, value in
+            let plainName = !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == ".") }
+            guard plainName else { throw PostgresServerError("not a server setting's name: \(name.debugDescription)") }
+            guard !value.contains(where: { $0 == "\0" || $0.isNewline }) else {
+                throw PostgresServerError("the value of the server setting \(name) holds NUL or a line break: \(value.debugDescription)")
+            }
+            return " -c " + PostgresInstallation.shellQuoted("\(name)=\(value)")
+        }.joined()
+    }
+
+    /// `pg_ctl start -w` on `port`, with the socket in `directory`, logging to `server.log`;
+    /// `settings` (from ``commandLineSettings(_:)``) come last, so they override the fixed ones.
+    private static func startPostmaster(
+        in directory: String, port: Int, maxConnections: Int, settings: String, installation: PostgresInstallation
+    ) throws {
         let dataDirectory = directory + "/data"
         let logFile = directory + "/server.log"
         let logStart = (try? FileManager.default.attributesOfItem(atPath: logFile)[.size] as? Int) ?? 0
         let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=\(maxConnections)"
+            + settings
         let arguments = ["start", "-w", "-t", "60", "-D", dataDirectory, "-l", logFile, "-o", options]
         let result = try installation.run(
             installation.pgCtl, arguments, asServerAccount: true, in: directory, timeout: .seconds(90)
@@ -469,7 +514,9 @@ public final class PostgresServer: Sendable {
         }
     }
 
-    private static func tail(of path: String, maxBytes: Int, from start: Int = 0) -> String {
+    /// The end of the file at `path` (at most `maxBytes` bytes, none before `start`); empty
+    /// when it cannot be read.
+    static func tail(of path: String, maxBytes: Int, from start: Int = 0) -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
         defer { try? handle.close() }
         guard let end = try? handle.seekToEnd() else { return "" }
@@ -496,7 +543,7 @@ public final class PostgresServer: Sendable {
         return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
-    private static func percentEncoded(_ text: String) -> String {
+    static func percentEncoded(_ text: String) -> String {
         var unreserved = CharacterSet(charactersIn: "-._~")
         unreserved.formUnion(CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))
         return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
