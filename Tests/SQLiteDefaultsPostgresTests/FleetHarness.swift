@@ -50,7 +50,7 @@ final class Machine: Sendable {
     ///   itself why the client lends no connection (as `prefs sync` does).
     init(path: String, url: String, table: String = "defaults_fleet", store: DefaultsStore? = nil,
          timing: DefaultsPostgresSync.Timing = .test, metricsFactory: (any MetricsFactory)? = nil,
-         diagnoses: Bool = false) throws {
+         diagnoses: Bool = false, relays: [String] = []) throws {
         self.path = path
         let store = try store ?? DefaultsStore(path: path)
         self.store = store
@@ -58,8 +58,12 @@ final class Machine: Sendable {
         let client = PostgresClient(configuration: serverURL.configuration)
         let lines = log
         let logger = Logger(label: "fleet-test") { _ in CollectingLogHandler(lines: lines) }
+        // Relayed: pushes through the pooler need no session function (as the public initializer sets).
+        var timing = timing
+        if !relays.isEmpty { timing.pushesInOneRoundTrip = false }
         let sync = DefaultsPostgresSync(store: store, client: client, table: table, logger: logger, timing: timing,
-                                        metricsFactory: metricsFactory, serverURL: diagnoses ? serverURL : nil)
+                                        metricsFactory: metricsFactory, serverURL: diagnoses ? serverURL : nil,
+                                        relays: try relays.map(PostgresURL.init))
         self.sync = sync
         let finished = finished
         task = Task {

@@ -1,0 +1,219 @@
+#if Fleet && Prefs
+import ChildProcesses
+import DefaultsTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresTestSupport
+import SQLiteDefaults
+@testable import SQLiteDefaultsPostgres
+import Testing
+
+/// A relayed fleet for one test: the primary (`wal_level = logical`), two relays (clusters of
+/// their own) set up by ``DefaultsFleetRelay/setUp(table:primary:relays:primaryConnectionInfo:logger:)``,
+/// PgBouncer in transaction mode in front of the primary, and the fleet's role `fleet` (not a
+/// superuser), which owns nothing: it may push on the primary and read the relays' copies.
+final class RelayedFleet: Sendable {
+    let primary: PostgresServer
+    let relays: [PostgresServer]
+    let bouncer: PgBouncer
+    static let password = "relay-secret"
+
+    init() async throws {
+        primary = try await PostgresServer.start(label: "primary", settings: ["wal_level": "logical"])
+        var relays: [PostgresServer] = []
+        for index in 0..<2 { relays.append(try await PostgresServer.start(label: "relay\(index)")) }
+        self.relays = relays
+        for server in [primary] + relays {
+            try server.createUser("fleet", password: Self.password)
+            try server.createDatabase("fleet", owner: "fleet")
+        }
+        try await DefaultsFleetRelay.setUp(primary: PostgresURL(primary.url(database: "fleet")),
+                                           relays: relays.map { try PostgresURL($0.url(database: "fleet")) })
+        _ = try primary.psql("GRANT SELECT, INSERT, UPDATE ON defaults_fleet TO fleet", database: "fleet")
+        for relay in relays { _ = try relay.psql("GRANT SELECT ON defaults_fleet TO fleet", database: "fleet") }
+        bouncer = try await PgBouncer.start(inFrontOf: primary, database: "fleet", user: "fleet", password: Self.password)
+    }
+
+    /// The pooler, as the machines reach the primary.
+    var poolerURL: String { bouncer.url(database: "fleet", user: "fleet", password: Self.password) }
+    var relayURLs: [String] { relays.map { $0.url(user: "fleet", password: Self.password, database: "fleet") } }
+
+    /// A relayed machine on `path`.
+    func machine(_ path: String, relays: [String]? = nil, timing: DefaultsPostgresSync.Timing = .test) throws -> Machine {
+        try Machine(path: path, url: poolerURL, timing: timing, diagnoses: true, relays: relays ?? relayURLs)
+    }
+
+    /// How many connections on `server` have `LISTEN` as their last statement: on the primary,
+    /// where pooled connections' last statements are pushes and fetches, the machines listening there.
+    static func listeners(on server: PostgresServer) throws -> Int {
+        Int(try server.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND query LIKE 'LISTEN%'",
+                            database: "fleet").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// How many of the fleet's connections a relay holds: one per machine listening there.
+    static func machines(on relay: PostgresServer) throws -> Int {
+        Int(try relay.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND usename = 'fleet'",
+                           database: "fleet").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    func remove() {
+        bouncer.remove()
+        for server in [primary] + relays { server.remove() }
+    }
+}
+
+@Suite("Fleet through relays and a pooler", .slowTier, .requiresPostgreSQL, .serialized)
+struct FleetRelayTests {
+    /// Runs `prefs ARGUMENTS` to its end (the user's own password file never counts).
+    static func prefs(_ arguments: [String]) async throws -> ChildProcess.Outcome {
+        let child = try ChildProcess(builtExecutable("prefs"), arguments, environment: ["PGPASSWORD": "", "PGPASSFILE": "/nonexistent"])
+        return try #require(await child.wait(timeout: .seconds(120)), "prefs \(arguments) did not finish")
+    }
+
+    @Test("a write reaches every machine through the relays, every storage class exact, a payload too large included; no machine listens on the primary")
+    func writesReachEveryMachine() async throws {
+        let fleet = try await RelayedFleet()
+        defer { fleet.remove() }
+        let directory = try TemporaryDirectory()
+        var machines: [Machine] = []
+        for index in 0..<4 { machines.append(try fleet.machine(directory.path + "/m\(index).sqlite")) }
+        for machine in machines { #expect(await machine.connected(), "\(machine.log.all)") }
+
+        let values: [(String, SQLiteValue)] = [
+            ("int", .integer(Int64.min)), ("real", .real(Double(bitPattern: 1))), ("minus-zero", .real(-0.0)),
+            ("text", .text("héllo\n'quoted'")), ("bad-utf8", .invalidUTF8Text(Data([0x66, 0xFF, 0x00, 0x67]))),
+            ("blob", .blob(Data((0..<64).map { UInt8($0) }))), ("null", .null),
+            // Past the 7,999 bytes a notification carries: the relay notifies the version alone.
+            ("large", .blob(Data(repeating: 0xAB, count: 12_000))),
+        ]
+        for (key, value) in values { try machines[0].store.set(value, for: .raw(key)) }
+        try machines[0].store.set(.integer(1), for: .raw("gone"))
+        try machines[0].store.remove(.raw("gone"))
+        let expected = try snapshot(machines[0].store)
+        for machine in machines.dropFirst() {
+            #expect(await waitUntil(timeout: .seconds(60)) { (try? snapshot(machine.store)) == expected },
+                    "\(machine.path): \((try? snapshot(machine.store)) ?? [:]) \(machine.log.all)")
+        }
+        // And back from another machine.
+        try machines[3].store.set(.text("from three"), for: .raw("back"))
+        #expect(await waitUntil(timeout: .seconds(60)) { machines[0]["back"] == .text("from three") })
+
+        #expect(try RelayedFleet.listeners(on: fleet.primary) == 0)
+        #expect(try fleet.relays.map(RelayedFleet.machines).reduce(0, +) == machines.count)
+        for machine in machines { await machine.stop() }
+    }
+
+    @Test("a server that is not a relay (no copy of the table, no trigger) ends the sync with a typed error naming the fix")
+    func notARelayIsRefused() async throws {
+        let fleet = try await RelayedFleet()
+        defer { fleet.remove() }
+        let bare = try await PostgresServer.start(label: "bare")
+        defer { bare.remove() }
+        let directory = try TemporaryDirectory()
+        let machine = try fleet.machine(directory.path + "/m.sqlite", relays: [bare.url()])
+        let failure = await machine.failure(timeout: .seconds(60))
+        let error = try #require(failure as? DefaultsError, "\(String(describing: failure)) \(machine.log.all)")
+        #expect(error.code == .invalidConfiguration)
+        #expect(error.message.contains("prefs relay"), "\(error.message)")
+    }
+
+    @Test("a relay that stops: its machines say so within seconds and move to the other relay; writes keep arriving")
+    func aStoppedRelayIsLeft() async throws {
+        let fleet = try await RelayedFleet()
+        defer { fleet.remove() }
+        let directory = try TemporaryDirectory()
+        var machines: [Machine] = []
+        for index in 0..<4 { machines.append(try fleet.machine(directory.path + "/m\(index).sqlite")) }
+        for machine in machines { #expect(await machine.connected(), "\(machine.log.all)") }
+        let onFirst = try RelayedFleet.machines(on: fleet.relays[0])
+
+        try fleet.relays[0].stopServer()
+        let stopped = ContinuousClock.now
+        if onFirst > 0 {
+            // Those machines lost their relay: each says so (the contract: within 5 s).
+            let said = await waitUntil(timeout: .seconds(15)) {
+                machines.filter { $0.log.all.contains { $0.contains("the relay") } }.count >= onFirst
+            }
+            #expect(said, "\(machines.map(\.log.all))")
+            print("machines that lost their relay said so within \(ContinuousClock.now - stopped)")
+        }
+        // All of them end up listening on the other relay.
+        #expect(await waitUntil(timeout: .seconds(60)) { (try? RelayedFleet.machines(on: fleet.relays[1])) == machines.count })
+        #expect(await waitUntil(timeout: .seconds(60)) { machines.allSatisfy(\.sync.isConnected) })
+        try machines[0].store.set(.text("after"), for: .raw("relay.stopped"))
+        for machine in machines.dropFirst() {
+            #expect(await waitUntil(timeout: .seconds(60)) { machine["relay.stopped"] == .text("after") }, "\(machine.log.all)")
+        }
+        try fleet.relays[0].startServer()
+        for machine in machines { await machine.stop() }
+    }
+
+    @Test("a fleet moved from the single server to relays one machine at a time loses no write: mixed, both kinds hear each other; a write made while a machine's sync was down is pushed by its relayed sync")
+    func movingAFleetLosesNothing() async throws {
+        let fleet = try await RelayedFleet()
+        defer { fleet.remove() }
+        let directory = try TemporaryDirectory()
+        let primaryURL = fleet.primary.url(user: "fleet", password: RelayedFleet.password, database: "fleet")
+        let single = try Machine(path: directory.path + "/single.sqlite", url: primaryURL)
+        let relayed = try fleet.machine(directory.path + "/relayed.sqlite")
+        #expect(await single.connected())
+        #expect(await relayed.connected())
+
+        try single.store.set(.text("s"), for: .raw("from.single"))
+        try relayed.store.set(.text("r"), for: .raw("from.relayed"))
+        #expect(await waitUntil(timeout: .seconds(60)) { relayed["from.single"] == .text("s") })
+        #expect(await waitUntil(timeout: .seconds(60)) { single["from.relayed"] == .text("r") })
+
+        // The single machine moves: its sync stops, it writes meanwhile, the other writes too.
+        await single.stop()
+        try single.store.set(.text("offline"), for: .raw("while.moving"))
+        try relayed.store.set(.text("meanwhile"), for: .raw("during.move"))
+        let moved = try fleet.machine(single.path, timing: .test)
+        #expect(await moved.connected(), "\(moved.log.all)")
+        #expect(await waitUntil(timeout: .seconds(60)) { relayed["while.moving"] == .text("offline") })
+        #expect(await waitUntil(timeout: .seconds(60)) { moved["during.move"] == .text("meanwhile") })
+        #expect(try RelayedFleet.listeners(on: fleet.primary) == 0)
+        await moved.stop()
+        await relayed.stop()
+    }
+
+    @Test("prefs relay sets up the primary and the relays (again: nothing changes); prefs sync --relay carries a write between two sidecars")
+    func commandLine() async throws {
+        let primary = try await PostgresServer.start(label: "primary", settings: ["wal_level": "logical"])
+        defer { primary.remove() }
+        let relay = try await PostgresServer.start(label: "relay")
+        defer { relay.remove() }
+        let arguments = ["relay", "--primary", primary.url(), "--relay", relay.url()]
+        for _ in 0..<2 {
+            let result = try await Self.prefs(arguments)
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.contains("publication sqlitedefaults_"), "\(result.standardOutput)")
+        }
+        // A primary without logical replication is named as the cause.
+        let plain = try await PostgresServer.start(label: "plain")
+        defer { plain.remove() }
+        let refused = try await Self.prefs(["relay", "--primary", plain.url(), "--relay", relay.url()])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("wal_level"), "\(refused.standardError)")
+
+        let directory = try TemporaryDirectory()
+        let a = try SyncCommandTests.Sidecar(database: directory.path + "/a.sqlite",
+                                             arguments: ["--postgres", primary.url(), "--relay", relay.url(), "--ready"])
+        let b = try SyncCommandTests.Sidecar(database: directory.path + "/b.sqlite",
+                                             arguments: ["--postgres", primary.url(), "--relay", relay.url(), "--ready"])
+        #expect(await a.ready(), "\(a.errors.all)")
+        #expect(await b.ready(), "\(b.errors.all)")
+        let store = try DefaultsStore(path: directory.path + "/a.sqlite")
+        try store.set(.text("through the relay"), for: .raw("cli"))
+        let other = try DefaultsStore(path: directory.path + "/b.sqlite")
+        #expect(await waitUntil(timeout: .seconds(60)) { (try? other.entries().first { $0.key == "cli" }?.value) == .text("through the relay") })
+        for sidecar in [a, b] {
+            sidecar.process.send(SIGTERM)
+            #expect(await sidecar.process.wait(timeout: .seconds(30))?.status == 0)
+        }
+        try store.close()
+        try other.close()
+    }
+}
+#endif
