@@ -273,6 +273,8 @@ def main():
     parser.add_argument("--per-process", type=int, default=250)
     parser.add_argument("--during-outage", type=int, default=10)
     parser.add_argument("--bin", default=None, help="the directory of FleetSimulator and prefs (swift build --show-bin-path)")
+    parser.add_argument("--simulator-bin", default=None,
+                        help="where FleetSimulator is, when not beside prefs (a release build: swift build -c release)")
     parser.add_argument("--json", default=None)
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
@@ -280,7 +282,8 @@ def main():
 
     binaries = args.bin or subprocess.run(["swift", "build", "--show-bin-path"], check=True, capture_output=True,
                                           text=True).stdout.strip()
-    simulator, prefs = os.path.join(binaries, "FleetSimulator"), os.path.join(binaries, "prefs")
+    simulator = os.path.join(args.simulator_bin or binaries, "FleetSimulator")
+    prefs = os.path.join(binaries, "prefs")
     for path in (simulator, prefs):
         if not os.access(path, os.X_OK):
             sys.exit(f"fleet-scale: {path} not found: swift build --product FleetSimulator --product prefs")
@@ -347,11 +350,12 @@ def main():
         sampler.start()
         time.sleep(2)
 
-        # Fan-out, and the primary's CPU over the writes.
+        # Fan-out, and the primary's CPU over the writes. The first write is each machine's first
+        # apply (statements prepared, pages read): measured, and reported apart.
         others = args.machines - 1
         reach99, medians, largest = [], [], []
-        for n in range(args.writes):
-            key = f"probe.w{n}"
+        for n in range(-1, args.writes):
+            key = f"probe.w{n}" if n >= 0 else "probe.first"
             writer = random.randrange(args.machines)
             fleet.write(writer, key, f"v{n}")
             wait_until(lambda: len(fleet.arrivals.get(key, {})) >= others + 1, timeout=30, interval=0.02)
@@ -365,6 +369,10 @@ def main():
             medians.append(statistics.median(delays) if delays else float("inf"))
             largest.append(delays[-1] if delays else float("inf"))
             time.sleep(0.2)
+            if n < 0:
+                results["first_write_99_ms"] = round(reach99.pop(), 1)
+                medians.pop()
+                largest.pop()
         # The primary's CPU: a stream of writes (50 a second, each by a random machine), then as
         # long with none, for the background.
         time.sleep(1)
@@ -378,22 +386,38 @@ def main():
         idle_before = primary.cpu_seconds()
         time.sleep(writes_span)
         idle_cpu = primary.cpu_seconds() - idle_before
-        results["fanout_99_ms"] = {"median": round(statistics.median(reach99), 1), "max": round(max(reach99), 1)}
+        results["fanout_99_ms"] = {"median": round(statistics.median(reach99), 1), "max": round(max(reach99), 1),
+                                   "each": [round(x, 1) for x in reach99]}
         results["fanout_ms"] = {"median": round(statistics.median(medians), 1), "max": round(max(largest), 1)}
         results["primary_cpu_per_write_ms"] = round(writes_cpu / args.cpu_writes * 1000, 2)
         results["primary_cpu_idle_ms_per_s"] = round(idle_cpu / writes_span * 1000, 2)
         results["primary_cpu_per_write_net_ms"] = round(max(0.0, writes_cpu - idle_cpu) / args.cpu_writes * 1000, 2)
+        print(f"first write: 99 % reached in {results['first_write_99_ms']} ms", flush=True)
         print(f"fan-out: 99 % reached in {results['fanout_99_ms']} ms; delays {results['fanout_ms']} ms; "
               f"primary CPU per write {results['primary_cpu_per_write_ms']} ms "
               f"(background {results['primary_cpu_idle_ms_per_s']} ms/s, net {results['primary_cpu_per_write_net_ms']} ms)", flush=True)
 
-        # Storm: every machine writes at once.
+        # Storm: every machine writes at once. Where the CPU goes: the primary, the relays, the
+        # simulated machines.
+        def process_cpu(pid):
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / TICKS
+
+        def storm_cpu():
+            return (primary.cpu_seconds(), sum(r.cpu_seconds() for r in servers[1:]),
+                    sum(process_cpu(p.pid) for p in fleet.processes))
+
+        cpu_storm_before = storm_cpu()
         storm_started = time.time()
         for process in fleet.processes:
             fleet.send(process, "storm storm")
         converged = wait_until(lambda: fleet.holding("storm", args.machines) == args.machines, timeout=300, interval=0.5)
         results["storm_converged_s"] = round(time.time() - storm_started, 2) if converged else None
-        print(f"storm of {args.machines} writers converged in {results['storm_converged_s']} s", flush=True)
+        results["storm_cpu_s"] = dict(zip(("primary", "relays", "machines"),
+                                          (round(b - a, 1) for a, b in zip(cpu_storm_before, storm_cpu()))))
+        print(f"storm of {args.machines} writers converged in {results['storm_converged_s']} s; CPU seconds {results['storm_cpu_s']}",
+              flush=True)
 
         # Restart: writes while the primary is down; how long until every machine holds them.
         fleet.logs.clear()
@@ -416,6 +440,14 @@ def main():
         with fleet.lock:
             reconnects = sorted((ns / 1e9 - restarted) for _, ns, line in fleet.logs if "connected; in step" in line)
             failures = sum(1 for _, _, line in fleet.logs if "retrying with back-off" in line)
+        with fleet.lock:
+            last = {}
+            for machine, ns, line in fleet.logs:
+                if "connected; in step" in line:
+                    last[machine] = ns
+            slowest = sorted(last, key=last.get)[-2:]
+            results["restart_slowest_machines"] = {m: [f"{(ns / 1e9 - restarted):+.2f} s {line}" for mm, ns, line in fleet.logs if mm == m]
+                                                   for m in slowest}
         per_second = {}
         for t in reconnects:
             per_second[max(0, int(t))] = per_second.get(max(0, int(t)), 0) + 1

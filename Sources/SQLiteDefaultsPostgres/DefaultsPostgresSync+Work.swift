@@ -44,6 +44,7 @@ extension DefaultsPostgresSync {
             logger.info("fleet sync: connected; in step with PostgreSQL table \(link.fleet.name)")
         }
         var lastPush: ContinuousClock.Instant?
+        var relayLag = RelayLagWatch()
         for await _ in wakeups {
             if store.isClosed {
                 throw DefaultsError(.closed, "the store was closed, so the fleet sync ended", path: store.path)
@@ -70,6 +71,14 @@ extension DefaultsPostgresSync {
                 position = try await fetch(after: position, link, book: &book, within: timing.stallTimeout)
             }
             signals.reached(position)
+            if let relay = taken.relayNewestAtPrimaryCheck, let said = relayLag.checked(primary: position, relay: relay) {
+                if said.lagging {
+                    logger.warning("fleet sync: the relay is \(said.behind) versions behind the primary and not catching up (its subscription stopped, or it lags); news comes from the primary's check every \(timing.primaryCheckInterval) until it does",
+                                   metadata: ["table": "\(link.fleet.name)"])
+                } else {
+                    logger.info("fleet sync: the relay caught up with the primary", metadata: ["table": "\(link.fleet.name)"])
+                }
+            }
         }
         throw CancellationError()
     }

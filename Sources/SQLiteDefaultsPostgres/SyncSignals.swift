@@ -10,6 +10,8 @@ final class SyncSignals: Sendable {
         // By bytes (HashedKey): "é" and "e" + U+0301 are two rows, and one `String` to `Set`.
         var dirty: Set<HashedKey> = []
         var remote = false
+        var primaryCheck = false
+        var relayNewest: Int64 = 0
         var notices: [FleetNotice] = []
         var listening = false
         var position: Int64 = 0
@@ -30,6 +32,17 @@ final class SyncSignals: Sendable {
     func remoteChange() {
         state.withLock { state in
             state.remote = true
+            state.continuation?.yield()
+        }
+    }
+
+    /// A relayed session's periodic fetch from the primary is due; `relayNewest` is the newest
+    /// version the relay holds, asked just before.
+    func primaryCheckDue(relayNewest: Int64) {
+        state.withLock { state in
+            state.remote = true
+            state.primaryCheck = true
+            state.relayNewest = relayNewest
             state.continuation?.yield()
         }
     }
@@ -72,6 +85,7 @@ final class SyncSignals: Sendable {
             defer {
                 state.dirty.removeAll()
                 state.remote = false
+                state.primaryCheck = false
                 state.notices.removeAll()
                 state.listening = false
                 state.continuation = continuation
@@ -87,10 +101,14 @@ final class SyncSignals: Sendable {
         var dirty: Set<HashedKey>
         var remote: Bool
         var notices: [FleetNotice]
+        /// The fetch is a relayed session's periodic check of the primary, and the relay then
+        /// held versions up to this one; nil otherwise.
+        var relayNewestAtPrimaryCheck: Int64? = nil
 
         mutating func merge(_ other: Taken) {
             dirty.formUnion(other.dirty)
             remote = remote || other.remote
+            relayNewestAtPrimaryCheck = relayNewestAtPrimaryCheck ?? other.relayNewestAtPrimaryCheck
             notices += other.notices
         }
     }
@@ -101,9 +119,11 @@ final class SyncSignals: Sendable {
             defer {
                 state.dirty.removeAll(keepingCapacity: true)
                 state.remote = false
+                state.primaryCheck = false
                 state.notices.removeAll(keepingCapacity: true)
             }
-            return Taken(dirty: state.dirty, remote: state.remote, notices: state.notices)
+            return Taken(dirty: state.dirty, remote: state.remote, notices: state.notices,
+                         relayNewestAtPrimaryCheck: state.primaryCheck ? state.relayNewest : nil)
         }
     }
 }
