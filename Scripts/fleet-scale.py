@@ -11,7 +11,7 @@ What runs, all on loopback in a temporary directory, stopped and removed on exit
 - PostgreSQL's primary (wal_level = logical, its default max_connections of 100), and, relayed,
   RELAYS subscriber databases ("relays", each its own cluster) set up by `prefs relay`, and
   PgBouncer in transaction mode in front of the primary (pool of 20, server_login_retry 1 s).
-- The fleet's role `fleet` (not a superuser), `CONNECTION LIMIT 60` on the primary.
+- The fleet's role `fleet` (not a superuser), `CONNECTION LIMIT 60` on the primary (relayed; single: one slot per machine and 5).
 - MACHINES simulated machines: real `DefaultsPostgresSync` instances (FleetSimulator), each with
   its own SQLite file, its own client and its own relay connection, 250 to a process. Relayed,
   each pushes and fetches through PgBouncer and listens on a relay; single, each holds one
@@ -25,7 +25,7 @@ What it measures (CLOCK_REALTIME, one clock for every process):
 - the primary's CPU per write: user + system time of the postmaster and every backend (the
   reaped ones' through the postmaster's children times) over the writes, divided by their
   number; also the same over as long without writes (the fleet's background: the relays' safety
-  questions go to the relays, the hourly primary checks to the primary), and the difference.
+  questions go to the relays, the once-a-minute checks to the primary), and the difference.
 - connections on the primary: the most client backends and wal senders seen during the run.
 - storm: every machine writes a key of its own at once; until every machine holds all of them.
 - restart: the primary stopped (fast), STORM_DURING machines write while it is down, started
@@ -301,7 +301,7 @@ def main():
                                             "max_wal_senders": 20, "max_replication_slots": 20})
         servers.append(primary)
         password = "fleet-secret"
-        primary.psql(f"CREATE ROLE fleet LOGIN PASSWORD '{password}' CONNECTION LIMIT {primary_connections - 40 if single else 60}")
+        primary.psql(f"CREATE ROLE fleet LOGIN PASSWORD '{password}' CONNECTION LIMIT {args.machines + 5 if single else 60}")
         primary.psql("CREATE DATABASE fleet OWNER fleet")
         relay_urls = []
         if not single:

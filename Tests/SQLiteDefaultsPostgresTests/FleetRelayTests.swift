@@ -149,6 +149,36 @@ struct FleetRelayTests {
         for machine in machines { await machine.stop() }
     }
 
+    @Test("a relay whose subscription stops: its machines say so once, still get every write from the primary's periodic check, and say when it caught up")
+    func aRelayThatFallsBehindIsSaid() async throws {
+        let fleet = try await RelayedFleet()
+        defer { fleet.remove() }
+        let directory = try TemporaryDirectory()
+        var timing = DefaultsPostgresSync.Timing.test
+        timing.primaryCheckInterval = .seconds(2)
+        // Both machines on the first relay, so the one that writes is not the only one that hears.
+        let writer = try fleet.machine(directory.path + "/writer.sqlite", relays: [fleet.relayURLs[1]], timing: timing)
+        let reader = try fleet.machine(directory.path + "/reader.sqlite", relays: [fleet.relayURLs[0]], timing: timing)
+        #expect(await writer.connected())
+        #expect(await reader.connected())
+        let subscription = try fleet.relays[0].psql("SELECT subname FROM pg_subscription", database: "fleet")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try fleet.relays[0].psql("ALTER SUBSCRIPTION \"\(subscription)\" DISABLE", database: "fleet")
+
+        for index in 0..<3 {
+            try writer.store.set(.integer(Int64(index)), for: .raw("behind.\(index)"))
+            #expect(await waitUntil(timeout: .seconds(60)) { reader["behind.\(index)"] == .integer(Int64(index)) }, "\(reader.log.all)")
+        }
+        #expect(await waitUntil(timeout: .seconds(60)) { reader.log.all.contains { $0.contains("the relay is") && $0.contains("behind the primary") } },
+                "\(reader.log.all)")
+        #expect(reader.log.all.filter { $0.contains("behind the primary") }.count == 1, "\(reader.log.all)")
+
+        _ = try fleet.relays[0].psql("ALTER SUBSCRIPTION \"\(subscription)\" ENABLE", database: "fleet")
+        #expect(await waitUntil(timeout: .seconds(60)) { reader.log.all.contains { $0.contains("the relay caught up") } }, "\(reader.log.all)")
+        await writer.stop()
+        await reader.stop()
+    }
+
     @Test("a fleet moved from the single server to relays one machine at a time loses no write: mixed, both kinds hear each other; a write made while a machine's sync was down is pushed by its relayed sync")
     func movingAFleetLosesNothing() async throws {
         let fleet = try await RelayedFleet()
