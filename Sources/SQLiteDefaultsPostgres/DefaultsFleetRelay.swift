@@ -30,6 +30,11 @@ public enum DefaultsFleetRelay {
     ///
     /// Needs a role that owns the table (or may create it) and has `CREATE` on the database;
     /// the primary must run with `wal_level = logical`.
+    ///
+    /// - Parameters:
+    ///   - table: the fleet's table, `TABLE` or `SCHEMA.TABLE`.
+    ///   - primary: a connection to the primary.
+    ///   - logger: where PostgresNIO logs.
     /// - Throws: `DefaultsError` `.invalidConfiguration` for an invalid table name or a primary
     ///   without `wal_level = logical`, `.incompatibleTable` for a table of another shape, or
     ///   what PostgreSQL answers (classified as a sync's errors are: `.remoteRejected` for a
@@ -66,6 +71,7 @@ public enum DefaultsFleetRelay {
     ///
     /// - Parameters:
     ///   - table: the fleet's table, as the machines name it.
+    ///   - relay: a connection to the relay, as a superuser.
     ///   - publication: what ``publish(table:on:logger:)`` returned.
     ///   - primaryConnectionInfo: how the relay reaches the primary, in libpq's form
     ///     (`host=db1 port=5432 dbname=prefs user=replicator`), as the relay's server sees the
@@ -73,6 +79,7 @@ public enum DefaultsFleetRelay {
     ///     password may also come from the relay server's own `~/.pgpass`.
     ///   - subscription: the subscription's name, unique among the primary's relays (it names
     ///     the primary's replication slot); by default derived from the table and the relay.
+    ///   - logger: where PostgresNIO logs.
     /// - Returns: the subscription's name.
     /// - Throws: `DefaultsError` `.invalidConfiguration` for an invalid table name or a schema
     ///   the relay lacks, `.incompatibleTable` for an existing table of another shape, or what
@@ -120,9 +127,13 @@ public enum DefaultsFleetRelay {
     /// `relays`, each on a connection of its own, closed when done. What `prefs relay` runs.
     ///
     /// - Parameters:
+    ///   - table: the fleet's table, as the machines name it.
+    ///   - primary: the primary's URL (with its password, if any, resolved).
+    ///   - relays: each relay's URL, as a superuser there.
     ///   - primaryConnectionInfo: how the relays reach the primary, in libpq's form; by default
     ///     the host, port, database, user (and password, when `primary` carries one) of
     ///     `primary`, which suits relays that see the primary as this machine does.
+    ///   - logger: where PostgresNIO logs its connections.
     /// - Returns: the publication's name and each relay's subscription, in order.
     /// - Throws: what ``publish(table:on:logger:)`` and ``install(table:on:publication:primaryConnectionInfo:subscription:logger:)``
     ///   throw, and `.unreachable` or `.remoteRejected` when a server cannot be reached or
