@@ -137,9 +137,13 @@ struct FleetLatencyTests {
                 try a.store.set(value, for: Self.key)
                 #expect(await waitUntil(timeout: .seconds(60)) { b.store[Self.key] == value })
             }
-            #expect(metricsA.counterTotal(label: "sqlitedefaults_fleet_pushes_total", dimensions: dimensions) >= 5)
-            #expect(metricsA.counterTotal(label: "sqlitedefaults_fleet_pushed_rows_total", dimensions: dimensions) >= 5)
-            #expect(metricsB.counterTotal(label: "sqlitedefaults_fleet_applied_rows_total", dimensions: dimensions) >= 5)
+            // Counted once the push's answer is back (a) and the apply returned (b): the value can
+            // be in b's file a moment before either count, so the counts are waited for.
+            #expect(await waitUntil(timeout: .seconds(60)) {
+                metricsA.counterTotal(label: "sqlitedefaults_fleet_pushes_total", dimensions: dimensions) >= 5
+                    && metricsA.counterTotal(label: "sqlitedefaults_fleet_pushed_rows_total", dimensions: dimensions) >= 5
+                    && metricsB.counterTotal(label: "sqlitedefaults_fleet_applied_rows_total", dimensions: dimensions) >= 5
+            })
             #expect(metricsB.counterTotal(label: "sqlitedefaults_fleet_pushes_total", dimensions: dimensions) == 0)
             let lag = try metricsB.expectTimer("sqlitedefaults_fleet_apply_lag_seconds", dimensions)
             #expect(lag.values.count >= 5)
