@@ -275,8 +275,15 @@ struct BrowserTests {
         #expect(newest.writer.actor == "carol" && newest.writer.reason == "<b>bold</b> on purpose")
 
         // Its history names who and why, as text.
-        try browser.click(try #require(try browser.find(count + " [data-role=history]")))
-        _ = try await browser.waitFor("[data-role=history-reason]", timeout: .seconds(60))
+        // The row is drawn again when the save's change arrives on the event stream; a click on
+        // the row as it is replaced can be lost (a CI run waited 60 s for a panel never opened),
+        // so the button is found and clicked again until the panel shows.
+        var opened = false
+        for _ in 0..<6 where !opened {
+            try browser.click(try #require(try browser.find(count + " [data-role=history]")))
+            opened = (try? await browser.waitFor("[data-role=history-reason]", timeout: .seconds(10))) != nil
+        }
+        #expect(opened, "the history panel opened")
         #expect(textOf("[data-role=history-reason]") == "<b>bold</b> on purpose")
         #expect(textOf("[data-role=history-actor]")?.contains("carol") == true)
         #expect(try browser.script("return document.querySelectorAll('#history-entries b').length") as? Int == 0, "markup stays text")
