@@ -3,9 +3,11 @@ import SanitizerMutex
 
 /// A child process whose standard output and error are collected, line by line, as they
 /// arrive: the one way `prefs demo` and the test suites start programs (`prefs`, the `sqlite3`
-/// shell, the helper executables). Reads happen on threads of their own, never on the
-/// cooperative pool; waiting is offered both as `async` (``wait(timeout:)``) and blocking
-/// (``waitBlocking(timeout:)``) for synchronous tests.
+/// shell, the helper executables). Reads, and the `waitpid` that sees the child end, happen on
+/// threads of their own, never on the cooperative pool; waiting is offered both as `async`
+/// (``wait(timeout:)``, which suspends) and blocking (``waitBlocking(timeout:)``) for
+/// synchronous tests and threads of their own. The child inherits no descriptor but its three
+/// standard streams (see `Spawn`).
 public final class ChildProcess: Sendable {
     /// How a finished child ended.
     public struct Outcome: Sendable {
@@ -29,7 +31,7 @@ public final class ChildProcess: Sendable {
         var termination: (status: Int32, signaled: Bool)?
     }
 
-    /// The child's state, shared with the reader threads and the termination handler.
+    /// The child's state, shared with the reader threads and the reaper thread.
     private final class Shared: Sendable {
         // A pthread lock (ThreadSanitizer follows it): child processes are never a hot path.
         let state = PthreadMutex(State())
@@ -56,7 +58,8 @@ public final class ChildProcess: Sendable {
     ///   - onErrorLine: sees each line of standard error as it arrives.
     ///   - standardOutput: where the child's standard output goes instead of being collected
     ///     (`/dev/full`, to see how it handles a failing write); ``Outcome/standardOutput`` is then empty.
-    /// - Throws: when a pipe cannot be created or the executable cannot be started.
+    /// - Throws: `POSIXError` when a pipe cannot be created or the executable cannot be started
+    ///   (`ENOENT`, `EACCES`…).
     public init(
         _ executable: String,
         _ arguments: [String],
@@ -69,28 +72,34 @@ public final class ChildProcess: Sendable {
         onLine: (@Sendable (String) -> Void)? = nil,
         onErrorLine: (@Sendable (String) -> Void)? = nil
     ) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if !inheritsEnvironment {
-            process.environment = environment
-        } else if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        // Absolute before the child changes directory, as `Process` resolved it.
+        let path = URL(fileURLWithPath: executable).path
+        let variables = inheritsEnvironment
+            ? ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            : environment
         let inputPipe = (input != nil || keepsInputOpen) ? try CloseOnExecPipe() : nil
         let output = try CloseOnExecPipe()
         let error = try CloseOnExecPipe()
+        let nullDevice = inputPipe == nil ? open("/dev/null", O_RDONLY | O_CLOEXEC) : -1
+        defer { if nullDevice >= 0 { close(nullDevice) } }
+        guard inputPipe != nil || nullDevice >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let shared = Shared()
         self.shared = shared
         self.commandLine = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments).joined(separator: " ")
-        process.terminationHandler = { process in
-            let status = process.terminationStatus
-            let signaled = process.terminationReason == .uncaughtSignal
+        let pid = try Spawn.start(
+            path, arguments, environment: variables, directory: directory,
+            input: inputPipe?.reading.fileDescriptor ?? nullDevice,
+            output: standardOutput?.fileDescriptor ?? output.writing.fileDescriptor,
+            error: error.writing.fileDescriptor
+        )
+        // This process's copies of the child's ends: each stream ends when the child exits.
+        try? output.writing.close()
+        try? error.writing.close()
+        try? inputPipe?.reading.close()
+        processIdentifier = pid
+        Spawn.reap(pid) { status, signaled in
             shared.state.withLock { $0.termination = (status, signaled) }
         }
-        try process.run(output: output, error: error, input: inputPipe, outputFile: standardOutput)
-        processIdentifier = process.processIdentifier
 
         Self.drain(output.reading, into: shared, isError: false, onLine: onLine)
         Self.drain(error.reading, into: shared, isError: true, onLine: onErrorLine)
@@ -121,9 +130,12 @@ public final class ChildProcess: Sendable {
     /// Whether the child has exited and all its output is read.
     public var isFinished: Bool { finishedOutcome() != nil }
 
-    /// Sends `signal` to the child.
+    /// Sends `signal` to the child; does nothing once it has been reaped (its process
+    /// identifier may then be another process's).
     public func send(_ signal: Int32) {
-        kill(processIdentifier, signal)
+        shared.state.withLock { state in
+            if state.termination == nil { kill(processIdentifier, signal) }
+        }
     }
 
     /// Waits until the child has exited and its output is read; after `timeout` it is killed

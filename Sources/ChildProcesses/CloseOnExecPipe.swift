@@ -2,11 +2,11 @@ import Foundation
 
 /// A pipe for a child's standard stream whose two ends are close-on-exec from the start.
 ///
-/// Foundation's `Process` on Linux closes, in each child, the descriptors that were open when
-/// it began to spawn it; a `Pipe` that another thread creates meanwhile leaks into that child,
-/// and whoever waits for the end of that pipe's stream then waits as long as that unrelated
-/// child lives. `dup2` into the child's 0/1/2 clears the flag there, so the child the pipe is
-/// meant for still gets it.
+/// A pipe end without the flag leaks into any child another thread starts meanwhile (by a
+/// spawner that does not close every descriptor, such as Foundation's `Process`), and whoever
+/// waits for the end of that pipe's stream then waits as long as that unrelated child lives.
+/// `dup2` into the child's 0/1/2 (``ChildProcess``) clears the flag there, so the child the pipe
+/// is meant for still gets it.
 public final class CloseOnExecPipe: Sendable {
     /// The end to read from.
     public let reading: FileHandle
@@ -27,22 +27,5 @@ public final class CloseOnExecPipe: Sendable {
         }
         reading = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
         writing = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
-    }
-}
-
-extension Process {
-    /// Starts the process with `output`, `error` and (when given) `input` as its standard
-    /// streams, then closes this process's copies of the child's ends, so that each stream
-    /// ends when the child exits. With `outputFile`, the child writes its standard output
-    /// there instead (`output` then ends at once).
-    /// - Throws: what `run()` throws.
-    public func run(output: CloseOnExecPipe, error: CloseOnExecPipe, input: CloseOnExecPipe?, outputFile: FileHandle? = nil) throws {
-        standardOutput = outputFile ?? output.writing
-        standardError = error.writing
-        standardInput = input?.reading ?? FileHandle.nullDevice
-        try run()
-        try? output.writing.close()
-        try? error.writing.close()
-        try? input?.reading.close()
     }
 }
