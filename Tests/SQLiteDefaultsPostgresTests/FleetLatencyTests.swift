@@ -150,10 +150,10 @@ struct FleetLatencyTests {
             // Same machine, same clock: a lag under a minute, and not negative.
             #expect(lag.values.allSatisfy { $0 >= 0 && $0 < 60_000_000_000 })
 
-            try server.stopServer()
+            try await server.stopServer()
             #expect(await waitUntil(timeout: .seconds(60)) { (try? metricsA.expectGauge("sqlitedefaults_fleet_connected", dimensions).lastValue) == 0 })
             #expect(await waitUntil(timeout: .seconds(60)) { metricsA.counterTotal(label: "sqlitedefaults_fleet_retries_total", dimensions: dimensions) > 0 })
-            try server.startServer()
+            try await server.startServer()
             #expect(await waitUntil(timeout: .seconds(60)) { (try? metricsA.expectGauge("sqlitedefaults_fleet_connected", dimensions).lastValue) == 1 })
             await a.stop()
             await b.stop()

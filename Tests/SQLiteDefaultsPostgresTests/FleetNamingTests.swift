@@ -29,7 +29,7 @@ struct FleetNamingTests {
                 try b.store.set(.integer(Int64(turn)), for: .raw("from.b"))
                 #expect(await waitUntil(timeout: .seconds(30)) { a["from.b"] == .integer(Int64(turn)) }, "\(a.log.all)")
             }
-            #expect(try server.psql("SELECT count(*) FROM public.spell") == "2")
+            #expect(try await server.psql("SELECT count(*) FROM public.spell") == "2")
             #expect(await a.stop() == nil)
             #expect(await b.stop() == nil)
         }
@@ -83,7 +83,7 @@ struct FleetNamingTests {
         #expect(name.channel == FleetTableName(schema: schema, table: table).channel)
         #expect(name.channel != FleetTableName(schema: schema, table: table + "x").channel)
         try await withServer { server in
-            _ = try server.psql("CREATE SCHEMA \(schema)")
+            _ = try await server.psql("CREATE SCHEMA \(schema)")
             let directory = try TemporaryDirectory()
             let a = try Machine(path: directory.path + "/a.sqlite", url: server.url(), table: "\(schema).\(table)", timing: Self.listenOnly)
             let b = try Machine(path: directory.path + "/b.sqlite", url: server.url(), table: "\(schema).\(table)", timing: Self.listenOnly)

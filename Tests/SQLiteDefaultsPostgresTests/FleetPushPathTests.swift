@@ -47,10 +47,10 @@ struct FleetPushPathTests {
     @Test("a role without the TEMPORARY right pushes in four round trips, and the fleet works the same")
     func withoutTemporaryRight() async throws {
         try await withServer { server in
-            try server.createUser("limited", password: "secret")
-            try server.createDatabase("notemp")
-            _ = try server.psql("REVOKE TEMPORARY ON DATABASE notemp FROM PUBLIC")
-            _ = try server.psql("GRANT CREATE, USAGE ON SCHEMA public TO limited", database: "notemp")
+            try await server.createUser("limited", password: "secret")
+            try await server.createDatabase("notemp")
+            _ = try await server.psql("REVOKE TEMPORARY ON DATABASE notemp FROM PUBLIC")
+            _ = try await server.psql("GRANT CREATE, USAGE ON SCHEMA public TO limited", database: "notemp")
             let url = server.url(user: "limited", password: "secret", database: "notemp") + "?sslmode=disable"
             let directory = try TemporaryDirectory()
             let a = try Machine(path: directory.path + "/a.sqlite", url: url)
@@ -64,7 +64,7 @@ struct FleetPushPathTests {
                 #expect(await waitUntil(timeout: .seconds(60)) { a["back"] == .integer(Int64(value * 10)) })
             }
             // The role really has no TEMPORARY right (so the four-round-trip push was the one used).
-            #expect(try server.psql("SELECT has_database_privilege('limited', 'notemp', 'TEMPORARY')") == "f")
+            #expect(try await server.psql("SELECT has_database_privilege('limited', 'notemp', 'TEMPORARY')") == "f")
             #expect(await a.stop() == nil)
             #expect(await b.stop() == nil)
             withExtendedLifetime(directory) {}

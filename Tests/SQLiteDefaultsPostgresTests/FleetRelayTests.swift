@@ -25,13 +25,13 @@ final class RelayedFleet: Sendable {
         for index in 0..<2 { relays.append(try await PostgresServer.start(label: "relay\(index)")) }
         self.relays = relays
         for server in [primary] + relays {
-            try server.createUser("fleet", password: Self.password)
-            try server.createDatabase("fleet", owner: "fleet")
+            try await server.createUser("fleet", password: Self.password)
+            try await server.createDatabase("fleet", owner: "fleet")
         }
         try await DefaultsFleetRelay.setUp(primary: PostgresURL(primary.url(database: "fleet")),
                                            relays: relays.map { try PostgresURL($0.url(database: "fleet")) })
-        _ = try primary.psql("GRANT SELECT, INSERT, UPDATE ON defaults_fleet TO fleet", database: "fleet")
-        for relay in relays { _ = try relay.psql("GRANT SELECT ON defaults_fleet TO fleet", database: "fleet") }
+        _ = try await primary.psql("GRANT SELECT, INSERT, UPDATE ON defaults_fleet TO fleet", database: "fleet")
+        for relay in relays { _ = try await relay.psql("GRANT SELECT ON defaults_fleet TO fleet", database: "fleet") }
         bouncer = try await PgBouncer.start(inFrontOf: primary, database: "fleet", user: "fleet", password: Self.password)
     }
 
@@ -46,14 +46,14 @@ final class RelayedFleet: Sendable {
 
     /// How many connections on `server` have `LISTEN` as their last statement: on the primary,
     /// where pooled connections' last statements are pushes and fetches, the machines listening there.
-    static func listeners(on server: PostgresServer) throws -> Int {
-        Int(try server.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND query LIKE 'LISTEN%'",
+    static func listeners(on server: PostgresServer) async throws -> Int {
+        Int(try await server.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND query LIKE 'LISTEN%'",
                             database: "fleet").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
     /// How many of the fleet's connections a relay holds: one per machine listening there.
-    static func machines(on relay: PostgresServer) throws -> Int {
-        Int(try relay.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND usename = 'fleet'",
+    static func machines(on relay: PostgresServer) async throws -> Int {
+        Int(try await relay.psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND usename = 'fleet'",
                            database: "fleet").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
@@ -63,14 +63,11 @@ final class RelayedFleet: Sendable {
     }
 }
 
-/// Runs alone (`SQLITEDEFAULTS_ALONE=1`, as .ci/run runs it after the slow tier, with
-/// FleetSlotsTests): each test starts three PostgreSQL clusters and a PgBouncer, and inside the
-/// whole suite that load, with the test support's blocking `psql` and `pg_ctl` calls, held the
-/// cooperative pool's two threads long enough for other fleet suites' syncs to miss their
-/// deadlines (a CI run: 16 issues in six suites, none in these).
-@Suite("Fleet through relays and a pooler", .slowTier, .requiresPostgreSQL, .serialized,
-       .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
-                "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --filter FleetRelayTests"))
+/// Each test starts three PostgreSQL clusters and a PgBouncer. It once had to run alone: with
+/// the test support's `psql` and `pg_ctl` calls blocking the cooperative pool's two threads,
+/// that load made other fleet suites' syncs miss their deadlines. Those calls now run on
+/// threads of their own (PostgresServer+Async.swift), and so do the polls below.
+@Suite("Fleet through relays and a pooler", .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetRelayTests {
     /// Runs `prefs ARGUMENTS` to its end (the user's own password file never counts).
     static func prefs(_ arguments: [String]) async throws -> ChildProcess.Outcome {
@@ -106,8 +103,10 @@ struct FleetRelayTests {
         try machines[3].store.set(.text("from three"), for: .raw("back"))
         #expect(await waitUntil(timeout: .seconds(60)) { machines[0]["back"] == .text("from three") })
 
-        #expect(try RelayedFleet.listeners(on: fleet.primary) == 0)
-        #expect(try fleet.relays.map(RelayedFleet.machines).reduce(0, +) == machines.count)
+        #expect(try await RelayedFleet.listeners(on: fleet.primary) == 0)
+        var held = 0
+        for relay in fleet.relays { held += try await RelayedFleet.machines(on: relay) }
+        #expect(held == machines.count)
         for machine in machines { await machine.stop() }
     }
 
@@ -133,9 +132,9 @@ struct FleetRelayTests {
         var machines: [Machine] = []
         for index in 0..<4 { machines.append(try fleet.machine(directory.path + "/m\(index).sqlite")) }
         for machine in machines { #expect(await machine.connected(), "\(machine.log.all)") }
-        let onFirst = try RelayedFleet.machines(on: fleet.relays[0])
+        let onFirst = try await RelayedFleet.machines(on: fleet.relays[0])
 
-        try fleet.relays[0].stopServer()
+        try await fleet.relays[0].stopServer()
         let stopped = ContinuousClock.now
         if onFirst > 0 {
             // Those machines lost their relay: each says so (the contract: within 5 s).
@@ -146,13 +145,13 @@ struct FleetRelayTests {
             print("machines that lost their relay said so within \(ContinuousClock.now - stopped)")
         }
         // All of them end up listening on the other relay.
-        #expect(await waitUntil(timeout: .seconds(60)) { (try? RelayedFleet.machines(on: fleet.relays[1])) == machines.count })
+        #expect(await waitUntilAwaiting(timeout: .seconds(60)) { try await RelayedFleet.machines(on: fleet.relays[1]) == machines.count })
         #expect(await waitUntil(timeout: .seconds(60)) { machines.allSatisfy(\.sync.isConnected) })
         try machines[0].store.set(.text("after"), for: .raw("relay.stopped"))
         for machine in machines.dropFirst() {
             #expect(await waitUntil(timeout: .seconds(60)) { machine["relay.stopped"] == .text("after") }, "\(machine.log.all)")
         }
-        try fleet.relays[0].startServer()
+        try await fleet.relays[0].startServer()
         for machine in machines { await machine.stop() }
     }
 
@@ -168,9 +167,9 @@ struct FleetRelayTests {
         let reader = try fleet.machine(directory.path + "/reader.sqlite", relays: [fleet.relayURLs[0]], timing: timing)
         #expect(await writer.connected())
         #expect(await reader.connected())
-        let subscription = try fleet.relays[0].psql("SELECT subname FROM pg_subscription", database: "fleet")
+        let subscription = try await fleet.relays[0].psql("SELECT subname FROM pg_subscription", database: "fleet")
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        _ = try fleet.relays[0].psql("ALTER SUBSCRIPTION \"\(subscription)\" DISABLE", database: "fleet")
+        _ = try await fleet.relays[0].psql("ALTER SUBSCRIPTION \"\(subscription)\" DISABLE", database: "fleet")
 
         for index in 0..<3 {
             try writer.store.set(.integer(Int64(index)), for: .raw("behind.\(index)"))
@@ -180,7 +179,7 @@ struct FleetRelayTests {
                 "\(reader.log.all)")
         #expect(reader.log.all.filter { $0.contains("behind the primary") }.count == 1, "\(reader.log.all)")
 
-        _ = try fleet.relays[0].psql("ALTER SUBSCRIPTION \"\(subscription)\" ENABLE", database: "fleet")
+        _ = try await fleet.relays[0].psql("ALTER SUBSCRIPTION \"\(subscription)\" ENABLE", database: "fleet")
         #expect(await waitUntil(timeout: .seconds(60)) { reader.log.all.contains { $0.contains("the relay caught up") } }, "\(reader.log.all)")
         await writer.stop()
         await reader.stop()
@@ -210,7 +209,7 @@ struct FleetRelayTests {
         #expect(await moved.connected(), "\(moved.log.all)")
         #expect(await waitUntil(timeout: .seconds(60)) { relayed["while.moving"] == .text("offline") })
         #expect(await waitUntil(timeout: .seconds(60)) { moved["during.move"] == .text("meanwhile") })
-        #expect(try RelayedFleet.listeners(on: fleet.primary) == 0)
+        #expect(try await RelayedFleet.listeners(on: fleet.primary) == 0)
         await moved.stop()
         await relayed.stop()
     }

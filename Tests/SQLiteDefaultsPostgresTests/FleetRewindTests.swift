@@ -17,9 +17,9 @@ struct FleetRewindTests {
             try a.store.set(.integer(1), for: .raw("changed"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["kept"] == .integer(1) && b["changed"] == .integer(1) })
 
-            try server.stopServer()
+            try await server.stopServer()
             let backup = try server.snapshot()
-            try server.startServer()
+            try await server.startServer()
 
             // Acknowledged everywhere, then lost from PostgreSQL by the restore.
             try a.store.set(.integer(2), for: .raw("changed"))
@@ -28,9 +28,9 @@ struct FleetRewindTests {
             #expect(await waitUntil(timeout: .seconds(60)) { b["lost.a"] == .text("a") && b["changed"] == .integer(2) && a["lost.b"] == .text("b") })
             #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "4" })
 
-            try server.stopServer()
+            try await server.stopServer()
             try server.restore(backup)
-            try server.startServer()
+            try await server.startServer()
 
             // Written after the restore: numbered again from below by a sync that did not notice.
             try a.store.set(.text("a"), for: .raw("after.a"))
@@ -45,7 +45,7 @@ struct FleetRewindTests {
                         "\(machine.path): \((try? snapshot(machine.store)) ?? [:]) \(machine.log.all)")
             }
             #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "\(expected.count)" })
-            #expect(try server.psql("SELECT integer_value FROM defaults_fleet WHERE key = 'changed'") == "2")
+            #expect(try await server.psql("SELECT integer_value FROM defaults_fleet WHERE key = 'changed'") == "2")
 
             // And the fleet goes on: later writes on either side arrive.
             try b.store.set(.integer(3), for: .raw("changed"))
@@ -66,9 +66,9 @@ struct FleetRewindTests {
             #expect(await b.connected())
             try a.store.set(.integer(1), for: .raw("x"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["x"] == .integer(1) })
-            try server.stopServer()
+            try await server.stopServer()
             let backup = try server.snapshot()
-            try server.startServer()
+            try await server.startServer()
             try a.store.set(.integer(2), for: .raw("lost"))
             try b.store.set(.integer(2), for: .raw("lost.b"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["lost"] == .integer(2) && a["lost.b"] == .integer(2) })
@@ -77,9 +77,9 @@ struct FleetRewindTests {
             try a.store.close()
             try b.store.close()
 
-            try server.stopServer()
+            try await server.stopServer()
             try server.restore(backup)
-            try server.startServer()
+            try await server.startServer()
             // A new machine, alone with the restored table: its pushes take versions the others
             // already saw before the restore.
             let c = try Machine(path: directory.path + "/c.sqlite", url: server.url())

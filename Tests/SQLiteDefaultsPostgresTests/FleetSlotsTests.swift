@@ -11,14 +11,11 @@ import Testing
 /// step, and must say so soon, in PostgreSQL's own words, and again when it gets one — never
 /// wait in silence while the client's pool retries (for up to a minute) behind its back.
 ///
-/// Runs alone (`SQLITEDEFAULTS_ALONE=1`, as .ci/run runs it after the slow tier): ten syncs in
-/// one test process share its event loops and task threads, and under the whole suite's load
-/// they starved there (no machine connected within 15 s, each connection attempt timing out),
-/// which says nothing of a sync that has its process to itself. SyncCommandTests covers the same
-/// with real `prefs sync` processes inside the whole suite.
-@Suite("Fleet with more machines than connection slots", .slowTier, .requiresPostgreSQL, .serialized,
-       .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
-                "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --filter FleetSlotsTests"))
+/// Ten syncs in one test process share its event loops and task threads. It once had to run
+/// alone: the test support's `psql` and `pg_ctl` calls blocked the cooperative pool's threads
+/// under the whole suite's load, and these syncs starved. They now run on threads of their own
+/// (PostgresServer+Async.swift). SyncCommandTests covers the same with real `prefs sync` processes.
+@Suite("Fleet with more machines than connection slots", .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetSlotsTests {
     /// PostgreSQL's refusal when the slots left are the superuser's ("remaining connection
     /// slots are reserved for non-replication superuser connections"), or when none is left.
@@ -31,8 +28,8 @@ struct FleetSlotsTests {
         // 8 connections, 3 of them the superuser's: 5 for the fleet's role.
         let server = try await PostgresServer.start(maxConnections: 8)
         defer { server.remove() }
-        try server.createUser("fleet", password: "secret")
-        try server.createDatabase("fleet", owner: "fleet")
+        try await server.createUser("fleet", password: "secret")
+        try await server.createDatabase("fleet", owner: "fleet")
         let url = server.url(user: "fleet", password: "secret", database: "fleet")
         let directory = try TemporaryDirectory()
         let dimensions = [("table", "defaults_fleet")]

@@ -29,14 +29,14 @@ struct FleetTableReplacedTests {
             for index in 1...5 { try b.store.set(.integer(Int64(index)), for: .raw("before.\(index)")) }
             try a.store.set(.text("a"), for: .raw("seed.a"))
             await converge([a, b], to: ["before.5": .integer(5), "seed.a": .text("a")])
-            let oldTable = try server.psql("SELECT 'defaults_fleet'::regclass::oid")
-            _ = try server.psql("DROP TABLE defaults_fleet")
+            let oldTable = try await server.psql("SELECT 'defaults_fleet'::regclass::oid")
+            _ = try await server.psql("DROP TABLE defaults_fleet")
             for index in 1...3 { try b.store.set(.integer(Int64(index)), for: .raw("after.\(index)")) }
             await converge([a, b], to: ["after.1": .integer(1), "after.2": .integer(2), "after.3": .integer(3),
                                         "before.5": .integer(5), "seed.a": .text("a")])
             // Another table, numbered afresh (which machine re-created it, and so which rows
             // hold the lowest versions, depends on who reached PostgreSQL first: not asserted).
-            #expect(try server.psql("SELECT 'defaults_fleet'::regclass::oid") != oldTable)
+            #expect(try await server.psql("SELECT 'defaults_fleet'::regclass::oid") != oldTable)
             // And on: writes both ways after the rejoin.
             try a.store.set(.integer(7), for: .raw("from.a"))
             try b.store.set(.integer(8), for: .raw("from.b"))
@@ -63,7 +63,7 @@ struct FleetTableReplacedTests {
             await converge([a, b], to: ["before.5": .integer(5)])
 
             // The same shape, another table: what `b` pushes next is numbered from 1 there.
-            _ = try server.psql("""
+            _ = try await server.psql("""
                 BEGIN;
                 CREATE TABLE defaults_fleet_next (LIKE defaults_fleet INCLUDING ALL);
                 DROP TABLE defaults_fleet;
@@ -98,8 +98,8 @@ struct FleetTableReplacedTests {
             #expect(await waitUntil(timeout: .seconds(60)) { b["kept"] == .integer(1) })
             try a.store.set(.integer(2), for: .raw("lost"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["lost"] == .integer(2) })
-            let newest = try server.psql("SELECT max(version) FROM defaults_fleet")
-            _ = try server.psql("DELETE FROM defaults_fleet WHERE version = \(newest)")
+            let newest = try await server.psql("SELECT max(version) FROM defaults_fleet")
+            _ = try await server.psql("DELETE FROM defaults_fleet WHERE version = \(newest)")
             // Nothing else changes: the next fetch finds the table behind both machines.
             #expect(await waitUntil(timeout: .seconds(90)) { (try? server.psql("SELECT integer_value FROM defaults_fleet WHERE key = 'lost'")) == "2" },
                     "\(a.log.all) \(b.log.all)")

@@ -94,7 +94,7 @@ struct FleetTests {
                 try transaction.set(SQLiteValue.integer(2), for: .raw(decomposed))
             }
             #expect(await waitUntil(timeout: .seconds(60)) { b[composed] == .integer(1) && b[decomposed] == .integer(2) })
-            #expect(try server.psql("SELECT count(*) FROM defaults_fleet WHERE key <> 'answer'") == "2")
+            #expect(try await server.psql("SELECT count(*) FROM defaults_fleet WHERE key <> 'answer'") == "2")
             // And changed again, from the other side, one at a time and together.
             try b.store.set(SQLiteValue.integer(3), for: .raw(decomposed))
             #expect(await waitUntil(timeout: .seconds(60)) { a[decomposed] == .integer(3) && a[composed] == .integer(1) })
@@ -110,7 +110,7 @@ struct FleetTests {
             #expect(await waitUntil(timeout: .seconds(60)) { b.store.contains(Self.answer) })
             try a.store.remove(Self.answer)
             #expect(await waitUntil(timeout: .seconds(60)) { !b.store.contains(Self.answer) })
-            #expect(try server.psql("SELECT storage_class FROM defaults_fleet WHERE key = 'answer'") == "deleted")
+            #expect(try await server.psql("SELECT storage_class FROM defaults_fleet WHERE key = 'answer'") == "deleted")
 
             // A plain SQL client on machine A's file: A's store hears it as external, and the
             // sync pushes it.
@@ -139,8 +139,8 @@ struct FleetTests {
             #expect(await waitUntil(timeout: .seconds(60)) { b.store[marker] == 1 })
             try b.store.set(2, for: marker)
             #expect(await waitUntil(timeout: .seconds(60)) { a.store[marker] == 2 })
-            #expect(try server.psql("SELECT max(version) FROM defaults_fleet") == "12")
-            #expect(try server.psql("SELECT version FROM defaults_fleet WHERE key = 'marker'") == "12")
+            #expect(try await server.psql("SELECT max(version) FROM defaults_fleet") == "12")
+            #expect(try await server.psql("SELECT version FROM defaults_fleet WHERE key = 'marker'") == "12")
             #expect(a.store[Self.answer] == 10 && b.store[Self.answer] == 10)
         }
     }
@@ -148,14 +148,14 @@ struct FleetTests {
     @Test("writes made on both sides while PostgreSQL is down are pushed when it returns, and converge")
     func offlineBothSides() async throws {
         try await withPair { server, a, b in
-            try server.stopServer()
+            try await server.stopServer()
             #expect(await waitUntil(timeout: .seconds(60)) { !a.sync.isConnected && !b.sync.isConnected })
             // Local reads and writes go on.
             try a.store.set(.text("from a"), for: .raw("offline.a"))
             try b.store.set(.text("from b"), for: .raw("offline.b"))
             try a.store.set(.text("a's"), for: .raw("offline.shared"))
             try b.store.set(.text("b's"), for: .raw("offline.shared"))
-            try server.startServer()
+            try await server.startServer()
             #expect(await a.connected())
             #expect(await b.connected())
             #expect(await waitUntil(timeout: .seconds(60)) {
@@ -163,7 +163,7 @@ struct FleetTests {
                 return left == right && left.count == 3
             })
             // The value both hold is the fleet table's: the last push in commit order.
-            let fleet = try server.psql("SELECT convert_from(bytes_value, 'UTF8') FROM defaults_fleet WHERE key = 'offline.shared'")
+            let fleet = try await server.psql("SELECT convert_from(bytes_value, 'UTF8') FROM defaults_fleet WHERE key = 'offline.shared'")
             #expect(a["offline.shared"] == .text(fleet))
             // One line when the server went away, one when the sync came back: not one per retry.
             for machine in [a, b] {
@@ -178,7 +178,7 @@ struct FleetTests {
         try await withPair { server, a, b in
             for index in 0..<300 {
                 try a.store.set(.integer(Int64(index)), for: .raw("stream.\(index % 50)"))
-                if index == 120 { try server.restart() }
+                if index == 120 { try await server.restart() }
                 if index % 10 == 0 { try await Task.sleep(for: .milliseconds(5)) }  // pacing: a stream, not a burst
             }
             let expected = try snapshot(a.store)
@@ -213,7 +213,7 @@ struct FleetTests {
             #expect(converged)
             // Each shared key holds the fleet table's value.
             for key in 0..<5 {
-                let fleet = try server.psql("SELECT convert_from(bytes_value, 'UTF8') FROM defaults_fleet WHERE key = 'shared.\(key)'")
+                let fleet = try await server.psql("SELECT convert_from(bytes_value, 'UTF8') FROM defaults_fleet WHERE key = 'shared.\(key)'")
                 #expect(machines[0]["shared.\(key)"] == .text(fleet))
             }
             for machine in machines { await machine.stop() }
@@ -312,7 +312,7 @@ struct FleetTests {
             try a.store.set(.text("over TLS"), for: .raw("secure"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["secure"] == .text("over TLS") })
             // Both syncs' connections are encrypted (psql's own is left out).
-            let encrypted = try server.psql("""
+            let encrypted = try await server.psql("""
                 SELECT count(*) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
                 WHERE s.ssl AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend'
                 """)
@@ -338,12 +338,12 @@ struct FleetTests {
     func fatalErrors() async throws {
         try await withServer { server in
             let directory = try TemporaryDirectory()
-            _ = try server.psql("CREATE TABLE other_shape (key integer, value text)")
+            _ = try await server.psql("CREATE TABLE other_shape (key integer, value text)")
             let shaped = try Machine(path: directory.path + "/a.sqlite", url: server.url(), table: "other_shape")
             let shapeError = await shaped.failure() as? DefaultsError
             #expect(shapeError?.code == .incompatibleTable)
             #expect(shapeError?.message.contains("other_shape") == true)
-            #expect(try server.psql("SELECT count(*) FROM other_shape") == "0")
+            #expect(try await server.psql("SELECT count(*) FROM other_shape") == "0")
 
             let named = try Machine(path: directory.path + "/b.sqlite", url: server.url(), table: "bad name; DROP TABLE x")
             #expect((await named.failure() as? DefaultsError)?.code == .invalidConfiguration)

@@ -8,19 +8,16 @@ import Testing
 
 /// The test support for a relayed fleet: a server started with extra settings, and PgBouncer in
 /// front of it, reached by postgres-nio.
-/// Runs alone, with FleetRelayTests (see there why).
-@Suite("Test support: server settings and PgBouncer", .slowTier, .requiresPostgreSQL, .serialized,
-       .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
-                "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --filter PgBouncerSupportTests"))
+@Suite("Test support: server settings and PgBouncer", .slowTier, .requiresPostgreSQL, .serialized)
 struct PgBouncerSupportTests {
     @Test("settings given at start hold after a restart")
     func settingsSurviveRestart() async throws {
         let server = try await PostgresServer.start(label: "settings", settings: ["wal_level": "logical"])
         defer { server.remove() }
         #expect(server.settings == ["wal_level": "logical"])
-        #expect(try server.psql("SHOW wal_level") == "logical")
-        try server.restart()
-        #expect(try server.psql("SHOW wal_level") == "logical", "\(server.logTail())")
+        #expect(try await server.psql("SHOW wal_level") == "logical")
+        try await server.restart()
+        #expect(try await server.psql("SHOW wal_level") == "logical", "\(server.logTail())")
     }
 
     @Test("a setting name that is not one is refused before anything starts")
@@ -34,8 +31,8 @@ struct PgBouncerSupportTests {
     func throughBouncer() async throws {
         let server = try await PostgresServer.start(label: "relayed", settings: ["wal_level": "logical"])
         defer { server.remove() }
-        try server.createUser("fleet", password: "secret")
-        try server.createDatabase("prefs", owner: "fleet")
+        try await server.createUser("fleet", password: "secret")
+        try await server.createDatabase("prefs", owner: "fleet")
         let bouncer = try await PgBouncer.start(inFrontOf: server, database: "prefs", user: "fleet", password: "secret")
         defer { bouncer.remove() }
         #expect(bouncer.isRunning)
@@ -81,7 +78,7 @@ struct PgBouncerSupportTests {
             try await refused.close()
         }
 
-        bouncer.stop()
+        await bouncer.stop()
         #expect(!bouncer.isRunning)
         await #expect(throws: (any Error).self) {
             let refused = try await PostgresConnection.connect(configuration: configuration, id: 3, logger: logger)

@@ -94,8 +94,8 @@ struct SyncCommandTests {
         // 8 connections, 3 of them the superuser's: 5 for the fleet's role, 8 sidecars.
         let server = try await PostgresServer.start(maxConnections: 8)
         defer { server.remove() }
-        try server.createUser("fleet", password: "secret")
-        try server.createDatabase("fleet", owner: "fleet")
+        try await server.createUser("fleet", password: "secret")
+        try await server.createDatabase("fleet", owner: "fleet")
         let directory = try TemporaryDirectory()
         let sidecars = try (0..<8).map { index in
             try Sidecar(database: directory.path + "/m\(index).sqlite",
@@ -145,9 +145,9 @@ struct SyncCommandTests {
     @Test("a bad URL, bad credentials, a missing database, a table of another shape, a bad table name: one line, exit 1")
     func oneLineErrors() async throws {
         try await withServer { server in
-            try server.createUser("fleet", password: "right")
-            try server.createDatabase("fleetdb", owner: "fleet")
-            _ = try server.psql("CREATE TABLE other_shape (key integer)")
+            try await server.createUser("fleet", password: "right")
+            try await server.createDatabase("fleetdb", owner: "fleet")
+            _ = try await server.psql("CREATE TABLE other_shape (key integer)")
             let directory = try TemporaryDirectory()
             // Passwords by PGPASSWORD: one in the URL would add a warning line.
             let cases: [(arguments: [String], password: String, says: String)] = [

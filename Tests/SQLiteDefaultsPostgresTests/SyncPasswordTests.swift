@@ -15,8 +15,8 @@ struct SyncPasswordTests {
     static func withPasswordServer(password: String = "pa:ss\\word",
                                    _ body: (PostgresServer, String, TemporaryDirectory) async throws -> Void) async throws {
         try await withServer { server in
-            try server.createUser("fleet", password: password)
-            try server.createDatabase("fleetdb", owner: "fleet")
+            try await server.createUser("fleet", password: password)
+            try await server.createDatabase("fleetdb", owner: "fleet")
             let directory = try TemporaryDirectory()
             try await body(server, server.url(user: "fleet", database: "fleetdb"), directory)
         }
