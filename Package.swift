@@ -26,11 +26,13 @@ let package = Package(
     ],
     // Each integration sits behind a trait (SE-0450), so a package that takes the store alone
     // (`traits: []`) resolves swift-log and swift-metrics and nothing else: every dependency below
-    // except those two is used only under a trait's condition. The defaults enable all of them,
-    // so this repository's `swift test`, `swift run prefs demo` and a plain `.package(url:from:)`
-    // line get everything. Each trait's modules compile to nothing without it (`#if TRAIT`).
+    // except those two is used only under a trait's condition. The defaults are only the traits
+    // that cost no heavy package, so a plain `.package(url:from:)` line resolves no web framework,
+    // PostgreSQL client or swift-syntax (Scripts/consumers.sh checks it); integrations are opted
+    // into by name. `swift run prefs demo` works with the defaults; this repository's tests run
+    // with `--enable-all-traits`. Each trait's modules compile to nothing without it (`#if TRAIT`).
     traits: [
-        .default(enabledTraits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs", "Vapor"]),
+        .default(enabledTraits: ["Configuration", "ServiceLifecycle", "Prefs"]),
         .trait(name: "Observable", description: "@ObservableDefaults (SQLiteDefaultsObservable): the macro, through swift-syntax."),
         .trait(name: "Configuration", description: "A swift-configuration provider over a store (SQLiteDefaultsConfiguration)."),
         .trait(name: "ServiceLifecycle", description: "A swift-service-lifecycle service that closes a store (SQLiteDefaultsServiceLifecycle)."),

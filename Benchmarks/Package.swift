@@ -12,7 +12,8 @@ let package = Package(
     name: "SQLiteDefaultsBenchmarks",
     // No `platforms`: like the library, built and run on Linux only.
     dependencies: [
-        .package(name: "SQLiteDefaults", path: ".."),
+        // The Observable benchmark needs @ObservableDefaults; FleetRatios the fleet.
+        .package(name: "SQLiteDefaults", path: "..", traits: ["Observable", "Fleet"]),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // Already in the graph through package-benchmark (ordo-one/benchmark); the ratio table counts mallocs with it.
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),

@@ -11,8 +11,8 @@ cd "$(dirname "$0")/.."
 changes="${1:-200}"
 [ "$changes" = "--smoke" ] && changes=10
 work="$(mktemp -d)"
-swift build --product prefs >/dev/null
-prefs="$(swift build --show-bin-path)/prefs"
+swift build --enable-all-traits --product prefs >/dev/null
+prefs="$(swift build --enable-all-traits --show-bin-path)/prefs"
 "$prefs" --db "$work/defaults.sqlite" write warmup 0 >/dev/null
 "$prefs" --db "$work/defaults.sqlite" serve --port 0 >"$work/serve.out" 2>"$work/serve.err" &
 server=$!

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Pay for what you use, checked as a user's package sees it (CI runs this):
 #
+#   0. Tests/Consumers/PlainLine, a dependency line without `traits:` (the default traits, which
+#      are only those that cost no heavy package: Configuration, ServiceLifecycle, Prefs),
+#      resolves no web framework (vapor, hummingbird, swift-nio), no PostgreSQL client
+#      (postgres-nio) and no swift-syntax. Integrations are opted into by name.
 #   1. Tests/Consumers/CoreOnly (`traits: []`, the SQLiteDefaults product) resolves swift-log and
 #      swift-metrics and nothing else, builds clean (the time is printed), and runs.
 #   2. Tests/Consumers/PinnedSwiftSyntax pins swift-syntax 600.0.1, the lowest end of the macro's
@@ -10,7 +14,7 @@
 #      The highest end is the main `swift test`, which resolves the newest release in range;
 #      this script prints which that is and fails if it is not 603.
 #
-#   bash Scripts/consumers.sh [core|syntax|all]      (default all)
+#   bash Scripts/consumers.sh [plain|core|syntax|all]      (default all)
 #
 # Each consumer is copied into a temporary folder beside a link named SQLiteDefaults that points
 # at this checkout, so its `path: "../SQLiteDefaults"` is the repository as it is.
@@ -27,6 +31,19 @@ fail() { echo "consumers: $*" >&2; exit 1; }
 # The identities a Package.resolved pins, sorted, one per line.
 pinned() { python3 -c 'import json,sys; print("\n".join(sorted(p["identity"] for p in json.load(open(sys.argv[1]))["pins"])))' "$1"; }
 pinned_version() { python3 -c 'import json,sys; print(next(p["state"].get("version","") for p in json.load(open(sys.argv[1]))["pins"] if p["identity"]==sys.argv[2]))' "$1" "$2"; }
+
+plain() {
+    echo "== PlainLine: no traits: line, the default traits"
+    cp -R "$repo/Tests/Consumers/PlainLine" "$work/PlainLine"
+    (cd "$work/PlainLine" && swift package resolve >/dev/null)
+    got="$(pinned "$work/PlainLine/Package.resolved")"
+    echo "resolved: $(echo $got)"
+    local heavy
+    for heavy in vapor hummingbird swift-nio postgres-nio swift-nio-ssl swift-syntax; do
+        ! grep -qx "$heavy" <<<"$got" || fail "a plain dependency line resolved $heavy (the default traits must cost no heavy package): $(echo $got)"
+    done
+    echo "PlainLine: no web framework, PostgreSQL client or swift-syntax"
+}
 
 core() {
     echo "== CoreOnly: traits [], the store alone"
@@ -72,15 +89,17 @@ syntax() {
     )
 
     echo "== the highest end: what the repository itself resolves"
-    swift package resolve >/dev/null
+    # Every trait, as the README's test command (`swift test --enable-all-traits`) resolves.
+    swift package --enable-all-traits resolve >/dev/null
     version="$(pinned_version Package.resolved swift-syntax)"
-    echo "swift test runs the macro's tests with swift-syntax $version"
+    echo "swift test --enable-all-traits runs the macro's tests with swift-syntax $version"
     case "$version" in 603.*) ;; *) fail "the repository resolved swift-syntax $version, not the newest 603" ;; esac
 }
 
 case "$which" in
+    plain) plain ;;
     core) core ;;
     syntax) syntax ;;
-    all) core; syntax ;;
-    *) echo "usage: $0 [core|syntax|all]" >&2; exit 2 ;;
+    all) plain; core; syntax ;;
+    *) echo "usage: $0 [plain|core|syntax|all]" >&2; exit 2 ;;
 esac

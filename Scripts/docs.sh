@@ -14,7 +14,8 @@ mode="${1:-build}"
 out=".build/docs"
 rm -rf "$out"
 mkdir -p "$out"
-swift package dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols >"$out/dump.log" 2>&1 \
+# Every trait (as the README's test command builds): a module behind a trait is empty without it.
+swift package --enable-all-traits dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols >"$out/dump.log" 2>&1 \
     || { cat "$out/dump.log" >&2; exit 1; }
 graphs="$(sed -n 's/^Files written to //p' "$out/dump.log" | tail -1)"
 [ -d "$graphs" ] || { echo "docs: no symbol graphs found (see $out/dump.log)" >&2; exit 1; }

@@ -35,8 +35,11 @@ out="${1:-$scratch/dist}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
+# The traits prefs is shipped with: its commands, `serve` (Console) and `sync`/`relay` (Fleet).
+# Named, not the defaults (which leave the integrations out).
 flags=(-c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic
-    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors --scratch-path "$scratch")
+    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
+    --traits Prefs,Console,Fleet --scratch-path "$scratch")
 echo "== building prefs (release, static Swift runtime and Foundation)" >&2
 swift build "${flags[@]}" --product prefs >&2
 bin="$(swift build "${flags[@]}" --show-bin-path)"

@@ -18,7 +18,11 @@ let package = Package(
     name: "FeatureFlags",
     // No `platforms`: like the library, built and tested on Linux only.
     dependencies: [
-        .package(path: "../.."),
+        // Every trait of the root, as CI builds it (`--enable-all-traits`), so the root's modules
+        // compiled for its tests serve this example too (it builds in the root's scratch folder).
+        // An app of its own names what it uses: `traits: ["Configuration", "ServiceLifecycle",
+        // "Fleet", "Console"]`.
+        .package(path: "../..", traits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs", "Vapor"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),

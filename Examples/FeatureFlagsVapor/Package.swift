@@ -19,11 +19,11 @@ let package = Package(
     name: "FeatureFlagsVapor",
     // No `platforms`: like the library, built and tested on Linux only.
     dependencies: [
-        // The root's default traits (Vapor among them), as Examples/FeatureFlags takes them: CI
-        // builds both examples in the root's scratch folder, and the same traits compile the
-        // root's modules (and NIO) once for all three packages. An app of its own would write
-        // `.package(url: …, from: "1.0.0", traits: ["Vapor"])`.
-        .package(path: "../.."),
+        // Every trait of the root, as Examples/FeatureFlags takes them and as CI builds the root
+        // (`--enable-all-traits`): both examples build in the root's scratch folder, and the same
+        // traits compile the root's modules (and NIO) once for all three packages. An app of
+        // its own would write `.package(url: …, from: "1.0.0", traits: ["Vapor"])`.
+        .package(path: "../..", traits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs", "Vapor"]),
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
     ],
     targets: [
