@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (Tests/Fuzz) with -sanitize=fuzzer,address in their own scratch
-# folder and runs each for a bounded time, starting from its corpus in the repository:
+# Builds the libFuzzer targets (Tests/Fuzz) with AddressSanitizer and libFuzzer's coverage, in the
+# AddressSanitizer build Scripts/sanitize.sh uses too (Scripts/address-build.sh, scratch
+# .build-asan: compiled once for both), and runs each for a bounded time, starting from its
+# corpus in the repository:
 #
 #   FuzzImportReader     prefs import's JSON reader
 #   FuzzRoundTrip        what export writes, import restores exactly
@@ -8,6 +10,10 @@
 #
 #   Scripts/fuzz.sh                      every target, FUZZ_SECONDS (default 60) each
 #   Scripts/fuzz.sh FuzzRoundTrip        one target
+#   FUZZ_SKIP_BUILD=1 Scripts/fuzz.sh    run what `Scripts/sanitize.sh address build` built,
+#                                        without taking the scratch folder's lock (CI runs the
+#                                        fuzzers beside the AddressSanitizer suites)
+#   FUZZ_JOBS=3                          targets run side by side (default 1)
 #
 # Exit status non-zero when a target crashed, leaked, hung or broke its promise: libFuzzer
 # writes the input to .build-fuzz/findings/TARGET/ (crash-…, leak-…, timeout-…), and the
@@ -20,33 +26,29 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${FUZZ_SECONDS:-60}"
+jobs="${FUZZ_JOBS:-1}"
+# Findings, scratch corpora and logs; the build itself is in .build-asan.
 scratch=.build-fuzz
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(FuzzImportReader FuzzRoundTrip FuzzConsoleRequest)
 
-# libFuzzer's runtime without its main (the programs call LLVMFuzzerRunDriver from their own
-# main, FuzzDriver): -sanitize=fuzzer would link compiler-rt's main into every executable the
-# build links, the migration embedder (a build tool) included.
-toolchain="$(dirname "$(readlink -f "$(command -v swift)")")/.."
-runtime="$(ls "$toolchain"/lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a 2>/dev/null | head -1)"
-[ -n "$runtime" ] || { echo "fuzz: no libclang_rt.fuzzer_no_main in $toolchain"; exit 1; }
-# The console's trait only: no macros, fleet, prefs or Vapor to compile with instrumentation.
-# The coverage -sanitize=fuzzer gives (8-bit counters, PC table, comparisons), with ASan.
-# FUZZING: the programs hand main to libFuzzer.
-flags=(--scratch-path "$scratch" --disable-default-traits --traits Console
-       -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
-       -Xswiftc -DFUZZING -Xlinker "$runtime" -Xlinker -lstdc++)
-bin="$(swift build "${flags[@]}" --show-bin-path)"
+source Scripts/address-build.sh
+bin="$address_scratch/debug"
 start=$(date +%s)
 mkdir -p "$scratch"
+if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
+    for target in "${targets[@]}"; do
+        # The linker warns about every ASan helper it cannot export; the log keeps them.
+        if ! swift build "${address_flags[@]}" --product "$target" > "$scratch/build.log" 2>&1; then
+            grep -v "Cannot export local symbol" "$scratch/build.log" | tail -40
+            exit 1
+        fi
+    done
+    echo "== fuzz: built in $(( $(date +%s) - start )) s"
+fi
 for target in "${targets[@]}"; do
-    # The linker warns about every ASan helper it cannot export; the log keeps them.
-    if ! swift build "${flags[@]}" --product "$target" > "$scratch/build.log" 2>&1; then
-        grep -v "Cannot export local symbol" "$scratch/build.log" | tail -40
-        exit 1
-    fi
+    [ -x "$bin/$target" ] || { echo "fuzz: $bin/$target not built (Scripts/sanitize.sh address build)" >&2; exit 1; }
 done
-echo "== fuzz: built in $(( $(date +%s) - start )) s"
 
 # LeakSanitizer runs after any input that allocated more than it freed; Tests/Fuzz/lsan.supp
 # says what it cannot see (Swift's side tables) and is the only suppression. Swift's own crash
@@ -55,15 +57,14 @@ echo "== fuzz: built in $(( $(date +%s) - start )) s"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/Tests/Fuzz/lsan.supp:print_suppressions=0}"
 export SWIFT_BACKTRACE=enable=no
-status=0
-for target in "${targets[@]}"; do
-    name="${target#Fuzz}"
-    corpus="$scratch/corpus/$name"
-    findings="$scratch/findings/$name"
+fuzz_one() {
+    local target="$1" name="${1#Fuzz}"
+    local corpus="$scratch/corpus/$name" findings="$scratch/findings/$name"
     rm -rf "$corpus" "$findings"
     mkdir -p "$corpus" "$findings"
     cp Tests/Fuzz/Corpus/"$name"/* "$corpus"/
     [ -d Tests/Fuzz/Regressions/"$name" ] && cp Tests/Fuzz/Regressions/"$name"/* "$corpus"/
+    local seeds runs
     seeds=$(ls "$corpus" | wc -l)
     echo "== fuzz: $target for $seconds s from $seeds inputs"
     # -timeout: one input taking 30 s is a hang. -rss_limit_mb: a runaway allocation.
@@ -72,9 +73,26 @@ for target in "${targets[@]}"; do
         runs=$(grep -E '^stat::number_of_executed_units' "$scratch/$name.log" | awk '{print $2}')
         echo "== fuzz: $target passed: ${runs:-?} inputs run, corpus $seeds → $(ls "$corpus" | wc -l)"
     else
-        status=1
         echo "== fuzz: $target FAILED; its findings: $(ls "$findings" | tr '\n' ' ')"
         grep -v '^#' "$scratch/$name.log" | tail -40
+        return 1
     fi
+}
+
+# Each target is one single-threaded process: with FUZZ_JOBS=N, N run at once (each still for
+# FUZZ_SECONDS of wall time), their reports printed in order.
+status=0
+pending=("${targets[@]}")
+while [ ${#pending[@]} -gt 0 ]; do
+    batch=("${pending[@]:0:$jobs}")
+    pending=("${pending[@]:$jobs}")
+    pids=()
+    for target in "${batch[@]}"; do
+        fuzz_one "$target" > "$scratch/$target.report" 2>&1 & pids+=($!)
+    done
+    for i in "${!batch[@]}"; do
+        wait "${pids[$i]}" || status=1
+        cat "$scratch/${batch[$i]}.report"
+    done
 done
 exit $status

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Runs the core test targets (the engine's suite and the reliability suite, with the helper
 # processes they start) under ThreadSanitizer and AddressSanitizer, each in its own scratch
-# folder so neither disturbs the normal .build.
+# folder so neither disturbs the normal .build. The AddressSanitizer build is the fuzzers' too
+# (Scripts/address-build.sh, scratch .build-asan): CI compiles it once for both.
 #
-#   Scripts/sanitize.sh            both sanitizers
-#   Scripts/sanitize.sh thread     ThreadSanitizer only
-#   Scripts/sanitize.sh address    AddressSanitizer only
+#   Scripts/sanitize.sh                    both sanitizers, build and test
+#   Scripts/sanitize.sh thread             ThreadSanitizer only
+#   Scripts/sanitize.sh address            AddressSanitizer only
+#   Scripts/sanitize.sh address build      only build (CI then runs the suites beside the fuzzers)
+#   Scripts/sanitize.sh address test       only run the suites on what `build` made
 #
 # Environment: SANITIZE_FILTER (default: the two core test targets), SOAK_SECONDS (default
 # 10 here: the soak's six processes run 5-15x slower under a sanitizer), CRASH_ROUNDS,
@@ -16,6 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 which="${1:-all}"
+phase="${2:-both}"
 filter="${SANITIZE_FILTER:-SQLiteDefaultsTests|SQLiteDefaultsReliabilityTests}"
 # The fault suites (power loss, I/O errors) replay one serialized workload thousands of times
 # through a test VFS: they test SQLite's and the library's I/O error paths, not threads or
@@ -29,10 +33,12 @@ export FUZZ_SQL_CASES="${FUZZ_SQL_CASES:-30}"
 export FUZZ_CACHE_CASES="${FUZZ_CACHE_CASES:-100}"
 # The soak and the crash loop are in the slow tier; under the sanitizers they are the point.
 export SQLITEDEFAULTS_SLOW_TESTS="${SQLITEDEFAULTS_SLOW_TESTS:-1}"
-# These builds take no package trait (--disable-default-traits): the engine, its helpers and
-# its two suites, with no macros (swift-syntax), no fleet (postgres-nio, BoringSSL), no console
-# (Hummingbird) and no prefs. The modules behind traits compile to nothing.
-traits=(--disable-default-traits)
+# The ThreadSanitizer build takes no package trait (--disable-default-traits): the engine, its
+# helpers and its two suites, with no macros (swift-syntax), no fleet (postgres-nio, BoringSSL),
+# no console (Hummingbird) and no prefs. The modules behind traits compile to nothing. The
+# AddressSanitizer build is Scripts/address-build.sh's (the Console trait, for the fuzzers).
+thread_flags=(--scratch-path .build-tsan --disable-default-traits --sanitize=thread -Xswiftc -DSQLITEDEFAULTS_PTHREAD_MUTEX)
+source Scripts/address-build.sh
 # halt_on_error: the first report ends the process with a non-zero status, so no race
 # slips by in a child process whose stderr nobody reads.
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}"
@@ -41,22 +47,23 @@ export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0 halt_on_error=1}"
 
 run() {
-    local sanitizer="$1" scratch="$2"
-    local start built finished
-    echo "== swift test --sanitize=$sanitizer (scratch $scratch, filter '$filter')"
+    local sanitizer="$1"; shift
+    local flags=("$@") start built finished
+    echo "== swift test --sanitize=$sanitizer (${flags[1]}, filter '$filter')"
     start=$(date +%s)
     # The library's locks become pthread mutexes, which ThreadSanitizer understands (see
     # Sources/SQLiteDefaults/Support/SanitizerMutex.swift).
-    swift build --build-tests "${traits[@]}" --sanitize="$sanitizer" --scratch-path "$scratch" -Xswiftc -DSQLITEDEFAULTS_PTHREAD_MUTEX
+    [ "$phase" = test ] || swift build --build-tests "${flags[@]}"
     built=$(date +%s)
-    swift test --skip-build "${traits[@]}" --sanitize="$sanitizer" --scratch-path "$scratch" --filter "$filter" --skip "$skip" -Xswiftc -DSQLITEDEFAULTS_PTHREAD_MUTEX
+    [ "$phase" = build ] || swift test --skip-build "${flags[@]}" --filter "$filter" --skip "$skip"
     finished=$(date +%s)
     echo "== $sanitizer: build $((built - start)) s, tests $((finished - built)) s"
 }
 
+case "$phase" in build|test|both) ;; *) echo "usage: $0 [thread|address|all] [build|test|both]" >&2; exit 2 ;; esac
 case "$which" in
-    thread) run thread .build-tsan ;;
-    address) run address .build-asan ;;
-    all) run thread .build-tsan; run address .build-asan ;;
-    *) echo "usage: $0 [thread|address|all]" >&2; exit 2 ;;
+    thread) run thread "${thread_flags[@]}" ;;
+    address) run address "${address_flags[@]}" ;;
+    all) run thread "${thread_flags[@]}"; run address "${address_flags[@]}" ;;
+    *) echo "usage: $0 [thread|address|all] [build|test|both]" >&2; exit 2 ;;
 esac
