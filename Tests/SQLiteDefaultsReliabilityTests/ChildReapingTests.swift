@@ -15,7 +15,7 @@ import Testing
 @Suite("Child processes: reaped each on its own thread")
 struct ChildReapingTests {
     /// Closes every descriptor above 2 it inherited, says so, then sleeps a minute.
-    static let daemonLike = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done; echo closed; exec sleep 60"#
+    static let daemonLike = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done; echo closed; exec /bin/sleep 60"#
 
     @Test("A child's end is seen while another child that closed its inherited descriptors runs on")
     func endSeenBesideADaemonLikeChild() async throws {
@@ -27,17 +27,17 @@ struct ChildReapingTests {
         let quick = try ChildProcess("/bin/sh", ["-c", "exit 3"])
         let outcome = await quick.wait(timeout: .seconds(20))
         #expect(outcome?.status == 3 && outcome?.killedBySignal == false)
-        #expect(!daemon.isFinished)
+        #expect(!daemon.isFinished, "the daemon-like child ended early: \(String(describing: await daemon.wait(timeout: .seconds(1))))")
     }
 
     @Test("A child killed with SIGKILL is seen to end, by that signal, with its output read")
     func killedChildEnds() async throws {
         let lines = Collected<String>()
-        let child = try ChildProcess("/bin/sh", ["-c", "echo started; exec sleep 60"], onLine: { lines.append($0) })
+        let child = try ChildProcess("/bin/sh", ["-c", "echo started; exec /bin/sleep 60"], onLine: { lines.append($0) })
         try #require(await lines.waitAsync(timeout: .seconds(30)) { $0.contains("started") })
         child.send(SIGKILL)
         let outcome = try #require(await child.wait(timeout: .seconds(30)))
-        #expect(outcome.killedBySignal && outcome.status == SIGKILL)
+        #expect(outcome.killedBySignal && outcome.status == SIGKILL, "\(outcome)")
         #expect(outcome.standardOutput == "started\n")
     }
 
