@@ -14,8 +14,9 @@ import Testing
 /// of its own, and inherits nothing but its standard streams.
 @Suite("Child processes: reaped each on its own thread")
 struct ChildReapingTests {
-    /// Closes every descriptor above 2 it inherited, says so, then sleeps a minute.
-    static let daemonLike = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done; echo closed; exec /bin/sleep 60"#
+    /// Closes every descriptor above 2 it inherited, says so, then sleeps an hour (long past any
+    /// starvation of this test under load: it is killed at the end).
+    static let daemonLike = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done; echo closed; exec /bin/sleep 3600"#
 
     @Test("A child's end is seen while another child that closed its inherited descriptors runs on")
     func endSeenBesideADaemonLikeChild() async throws {
@@ -33,7 +34,9 @@ struct ChildReapingTests {
     @Test("A child killed with SIGKILL is seen to end, by that signal, with its output read")
     func killedChildEnds() async throws {
         let lines = Collected<String>()
-        let child = try ChildProcess("/bin/sh", ["-c", "echo started; exec /bin/sleep 60"], onLine: { lines.append($0) })
+        // An hour: however long this test waits for a thread under load, the child cannot end by itself first.
+        let child = try ChildProcess("/bin/sh", ["-c", "echo started; exec /bin/sleep 3600"], onLine: { lines.append($0) })
+        defer { child.send(SIGKILL) }
         try #require(await lines.waitAsync(timeout: .seconds(30)) { $0.contains("started") })
         child.send(SIGKILL)
         let outcome = try #require(await child.wait(timeout: .seconds(30)))
