@@ -25,6 +25,17 @@
 #   it (`apt-get install libsqlite3-0`, `dnf install sqlite-libs`).
 # - glibc (2.31 or newer, as the toolchain's static runtime requires) and libstdc++.
 #
+# What its 75 MB (stripped; 78 MB as bytes, 2026-11-28) are: 34 MB are ICU's data (icudt, in
+# .rodata), linked because the full `Foundation` module (FoundationInternationalization) is
+# imported by this package's modules and by prefs's dependencies (postgres-nio, Hummingbird,
+# swift-crypto, NIOFoundationCompat); 30 MB are machine code (.text), about half of it Foundation
+# and ICU's code, the rest NIO, BoringSSL (2 MB), postgres-nio, Hummingbird, swift-crypto,
+# AsyncAlgorithms and the library (0.6 MB); 6 MB unwind tables. `prefs` needs none of ICU's data:
+# no command formats for a locale (dates are ISO 8601 from PrefsFormats, numbers Swift's own
+# text). Dropping it means every module in prefs's graph importing FoundationEssentials only,
+# its dependencies included; until then the data costs disk and page-cache, not start-up work
+# (`prefs read`: 8.8 M instructions under callgrind against the sqlite3 shell's 6.4 M, 1.38x).
+#
 # The man page comes from the same help text as `prefs --help`: swift-argument-parser's
 # generate-manual tool reads the binary's `--experimental-dump-help`.
 set -euo pipefail
