@@ -20,6 +20,17 @@ struct ConsoleCredential: Sendable, Hashable {
     /// For a long request (the event stream): whether the token it was authenticated by still
     /// stands (still in the tokens file, its session still open). Set by the security
     /// middleware around the routes; nil when the console has no token.
-    @TaskLocal static var stillValid: (@Sendable () -> Bool)?
+    @TaskLocal static var stillValid: Validity?
+
+    /// Asks again whether a credential stands (`stillValid()`). A struct rather than a bare
+    /// optional closure: Swift 6.3's IR generation crashes (signal 11) emitting the metadata
+    /// accessor of a task-local `(@Sendable () -> Bool)?` under
+    /// `-disable-concrete-type-metadata-mangled-name-accessors`, which Scripts/prefs-release.sh
+    /// builds with.
+    struct Validity: Sendable {
+        let check: @Sendable () -> Bool
+
+        func callAsFunction() -> Bool { check() }
+    }
 }
 #endif

@@ -89,13 +89,13 @@ struct ConsoleSecurity: Sendable {
             }
         }
         let principal: ConsolePrincipal
-        var stillValid: (@Sendable () -> Bool)?
+        var stillValid: ConsoleCredential.Validity?
         if authenticator.isRequired {
             switch authenticate(request, host: host) {
             case .success(let (credential, session)):
                 principal = credential.principal
                 let authenticator = self.authenticator, sessions = self.sessions
-                stillValid = {
+                stillValid = ConsoleCredential.Validity {
                     guard case .accepted = authenticator.check(credential) else { return false }
                     return session.map { sessions.credential(of: $0) != nil } ?? true
                 }
