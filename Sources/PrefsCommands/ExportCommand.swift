@@ -20,7 +20,9 @@ struct ExportCommand: ParsableCommand {
             export keeps the old one; a new FILE is readable by its owner only, like the \
             database, an existing one keeps its permissions. A symbolic link is written \
             through to its target; a FIFO, character device or socket (/dev/stdout) is \
-            written as a stream; a directory is refused. A failed write exits 1. \
+            written as a stream; a directory is refused. A failed write exits 1. The \
+            keys are read from one snapshot and written as they are read, so a file of a \
+            million keys is exported in constant memory. \
             A secret key (`declare --secret`) is left out, with a note on standard error naming \
             it, so the file never holds its value, and importing that file leaves the stored \
             secret as it is; --include-secrets writes it like any other key (an import of that \
@@ -38,19 +40,33 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let store = try storeOptions.openExisting()
-        var entries = try store?.allEntries() ?? []
         if let key = try store?.keysNotValidUTF8().first { throw PrefsError.keyNotInJSON(key) }
+        // By bytes, as SQLite tells keys apart: "é" and "e" + U+0301 are two keys, and only
+        // the one declared secret is left out.
+        let secrets = includeSecrets ? [] : Set(try (store?.declarations() ?? []).filter(\.isSecret).map { Data($0.key.utf8) })
         var leftOut: [String] = []
-        if !includeSecrets {
-            let secrets = Set(try (store?.declarations() ?? []).filter(\.isSecret).map(\.key))
-            leftOut = entries.map(\.key).filter(secrets.contains)
-            entries.removeAll { secrets.contains($0.key) }
+        // Streamed from one snapshot, a row at a time: a million keys hold one buffer.
+        let produce = { (sink: OutputSink) throws in
+            var first = true
+            try store?.forEachEntry { entry in
+                guard entry.value != .null else { return }
+                // Checked above; a key written since by another client is refused the same way.
+                guard let key = entry.key else { throw PrefsError.keyNotInJSON(entry.keyBytes) }
+                if secrets.contains(entry.keyBytes) {
+                    leftOut.append(key)
+                    return
+                }
+                try sink.write((first ? "{\n  " : ",\n  ") + ExportFormat.quote(key) + ": " + ExportFormat.encode(entry.value))
+                first = false
+            }
+            try sink.write(first ? "{}\n" : "\n}\n")
         }
-        let json = ExportFormat.encodeObject(entries)
         if let file, file != "-" {
-            try OutputFile.write(Array((json + "\n").utf8), to: file)
+            try OutputFile.write(to: file, produce)
         } else {
-            try Console.out(json)
+            let sink = OutputSink.standardOutput()
+            try produce(sink)
+            try sink.flush()
         }
         if !leftOut.isEmpty {
             let names = leftOut.map(ValueFormatting.quoted).joined(separator: ", ")

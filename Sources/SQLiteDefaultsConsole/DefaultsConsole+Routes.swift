@@ -16,16 +16,6 @@ extension DefaultsConsole {
         return ConsoleResponses.asset(ConsoleAssets.page, contentType: "text/html; charset=utf-8")
     }
 
-    /// `GET api/keys`, each entry saying whether the request's principal may change it.
-    func listKeys() -> ConsoleResponse {
-        do {
-            return ConsoleResponses.json(ConsoleJSON.keys(try catalog.entries(), history: catalog.hasHistory,
-                                                          principal: ConsolePrincipal.current ?? .owner))
-        } catch {
-            return Self.storeFailure(error)
-        }
-    }
-
     /// `GET api/session`: who the request is, as ``ConsoleJSON/session(_:)`` writes it.
     func session() -> ConsoleResponse {
         var response = ConsoleResponses.json(ConsoleJSON.session(ConsolePrincipal.current ?? .owner))

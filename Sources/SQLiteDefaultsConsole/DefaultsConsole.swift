@@ -60,7 +60,7 @@ public struct DefaultsConsole: Sendable {
             case .page: page(request)
             case .script: ConsoleResponses.asset(ConsoleAssets.script, contentType: "text/javascript; charset=utf-8")
             case .style: ConsoleResponses.asset(ConsoleAssets.style, contentType: "text/css; charset=utf-8")
-            case .keys: listKeys()
+            case .keys: await listKeys(request)
             case .session: session()
             case .putKey, .putKeyByQuery: try await putKey(request)
             case .deleteKey, .deleteKeyByQuery: deleteKey(request)

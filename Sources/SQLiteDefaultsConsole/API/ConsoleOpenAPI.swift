@@ -109,8 +109,16 @@ enum ConsoleOpenAPI {
             summary = "The page's style"
             responses["200"] = content("text/css", ["type": "string"], "the style sheet")
         case .keys:
-            summary = "Every key, stored or declared, in key order"
+            summary = "A page of the keys, stored or declared, in key order (by bytes)"
+            parameters.append(query("prefix", ["type": "string"], "Only keys that start with this; every key without it."))
+            parameters.append(query("contains", ["type": "string"], "Only keys that contain this (ASCII letters in either case, every other character exactly)."))
+            parameters.append(query("limit", ["type": "integer", "minimum": 1, "maximum": Int64.max, "format": "int64"],
+                                    "At most this many keys (500 unless given; a page holds at most 5,000, a larger limit reads one full page)."))
+            parameters.append(query("after", ["type": "string"], "Only keys after this one (the previous page's `next`); it need not be stored."))
+            parameters.append(query("afterHex", ["type": "string", "pattern": "^([0-9A-Fa-f]{2})+$"],
+                                    "As `after`, the key given by its bytes in hex (the previous page's `nextHex`); not with `after`."))
             responses["200"] = json(ref(schema: "KeyList"), "the keys")
+            responses["400"] = ref(response: "BadRequest")
             responses["503"] = ref(response: "Unavailable")
         case .session:
             summary = "Who the request is: the token's name, role and key prefixes"
@@ -336,6 +344,8 @@ enum ConsoleOpenAPI {
             "KeyList": object([
                 "keys": ["type": "array", "items": ref(schema: "Entry")],
                 "history": ["type": "boolean"],
+                "next": string("the next page's `after` (the last key of this page); absent on the last page"),
+                "nextHex": string("the next page's `afterHex` (the last key's bytes in hex); absent on the last page"),
             ], required: ["keys", "history"]),
             "Session": object([
                 "name": string(),

@@ -17,7 +17,10 @@ extension ConsoleAssets {
     .status.live::before { content: "● "; color: #2e9b4f; }
     .identity { color: var(--muted); font-size: .85rem; }
     .identity:empty { display: none; }
-    #filter { margin-left: auto; min-width: 12rem; }
+    #prefix { margin-left: auto; min-width: 9rem; }
+    #filter { min-width: 12rem; }
+    .more { display: block; margin: 1rem auto; }
+    .more[hidden] { display: none; }
     input, select, textarea, button { font: inherit; color: inherit; }
     input, select, textarea { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: .3rem .5rem; }
     textarea { width: 100%; min-height: 5rem; font-family: ui-monospace, Menlo, monospace; font-size: .9em; }
@@ -60,7 +63,7 @@ extension ConsoleAssets {
       tr { border: 1px solid var(--line); border-radius: 8px; margin: .75rem 0; padding: .5rem; background: var(--card); }
       td { border: 0; padding: .2rem .25rem; max-width: none; }
       td.actions { text-align: left; }
-      #filter { margin-left: 0; width: 100%; }
+      #prefix, #filter { margin-left: 0; width: 100%; }
     }
     """#
 }

@@ -19,7 +19,8 @@ enum ConsoleAssets {
       <h1>Preferences</h1>
       <span id="status" data-role="status" class="status">connecting…</span>
       <span id="identity" data-role="identity" class="identity"></span>
-      <input id="filter" type="search" placeholder="Filter keys" aria-label="Filter keys" autocomplete="off">
+      <input id="prefix" data-role="prefix" type="search" placeholder="Key prefix" aria-label="Keys that start with" autocomplete="off">
+      <input id="filter" data-role="filter" type="search" placeholder="Filter keys" aria-label="Keys that contain" autocomplete="off">
     </header>
     <form id="add" data-role="add" class="add" autocomplete="off">
       <input name="key" data-role="add-key" placeholder="New key" aria-label="New key" required>
@@ -37,6 +38,7 @@ enum ConsoleAssets {
         <thead><tr><th>Key</th><th>Type</th><th>Value</th><th>Default</th><th>Last change</th><th></th></tr></thead>
         <tbody id="rows"></tbody>
       </table>
+      <button type="button" id="more" data-role="more" class="more" hidden>More keys</button>
       <p id="empty" class="empty" hidden>No keys yet. Add one above, or write one with <code>prefs write KEY VALUE</code>.</p>
     </main>
     <section id="history-panel" class="history" data-role="history-panel" hidden>
