@@ -23,6 +23,8 @@ let package = Package(
         // Vapor: the store as an application service (`app.defaults`, `req.defaults`), the
         // console mounted on a RoutesBuilder, and `prefs` as a command of the app.
         .library(name: "SQLiteDefaultsVapor", targets: ["SQLiteDefaultsVapor"]),
+        // Flags: flagd's flag sets, kept as keys and evaluated in the process (no dependency).
+        .library(name: "SQLiteDefaultsFlags", targets: ["SQLiteDefaultsFlags"]),
     ],
     // Each integration sits behind a trait (SE-0450), so a package that takes the store alone
     // (`traits: []`) resolves swift-log and swift-metrics and nothing else: every dependency below
@@ -32,7 +34,7 @@ let package = Package(
     // into by name. `swift run prefs demo` works with the defaults; this repository's tests run
     // with `--enable-all-traits`. Each trait's modules compile to nothing without it (`#if TRAIT`).
     traits: [
-        .default(enabledTraits: ["Configuration", "ServiceLifecycle", "Prefs"]),
+        .default(enabledTraits: ["Configuration", "ServiceLifecycle", "Prefs", "Flags"]),
         .trait(name: "Observable", description: "@ObservableDefaults (SQLiteDefaultsObservable): the macro, through swift-syntax."),
         .trait(name: "Configuration", description: "A swift-configuration provider over a store (SQLiteDefaultsConfiguration)."),
         .trait(name: "ServiceLifecycle", description: "A swift-service-lifecycle service that closes a store (SQLiteDefaultsServiceLifecycle)."),
@@ -42,6 +44,7 @@ let package = Package(
         // Vapor's console adapter mounts the console (Console) and its command runs prefs's
         // commands (Prefs), so the trait brings both.
         .trait(name: "Vapor", description: "The store, the console and prefs in a Vapor 4 app (SQLiteDefaultsVapor).", enabledTraits: ["Console", "Prefs"]),
+        .trait(name: "Flags", description: "flagd's feature flags kept in the store and evaluated in the process (SQLiteDefaultsFlags); no dependency."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -125,6 +128,7 @@ let package = Package(
                 "ChildProcesses",
                 .target(name: "SQLiteDefaultsPostgres", condition: .when(traits: ["Fleet"])),
                 .target(name: "SQLiteDefaultsConsole", condition: .when(traits: ["Console"])),
+                .target(name: "SQLiteDefaultsFlags", condition: .when(traits: ["Flags"])),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Console"])),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Fleet"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Prefs"])),
@@ -208,6 +212,13 @@ let package = Package(
         .testTarget(
             name: "prefsTests",
             dependencies: ["prefs", "PrefsFormats", "SQLiteDefaults", "SQLiteDefaultsTesting", "ChildProcesses"]
+        ),
+        // Flags: flagd's rules over the store's keys; the tests carry flagd-testbed's suites.
+        .target(name: "SQLiteDefaultsFlags", dependencies: ["SQLiteDefaults"]),
+        .testTarget(
+            name: "SQLiteDefaultsFlagsTests",
+            dependencies: ["SQLiteDefaultsFlags", "SQLiteDefaults", "SQLiteDefaultsTesting"],
+            exclude: ["Resources"]
         ),
         .testTarget(
             name: "PrefsFormatsTests",

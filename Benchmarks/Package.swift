@@ -95,6 +95,7 @@ let benchmarkTargets: [(name: String, extra: [Target.Dependency])] = [
     ("Notifications", ["BenchWriter"]),
     ("Scale", []),
     ("Observable", [.product(name: "SQLiteDefaultsObservable", package: "SQLiteDefaults")]),
+    ("Flags", [.product(name: "SQLiteDefaultsFlags", package: "SQLiteDefaults")]),
 ]
 for (name, extra) in benchmarkTargets {
     package.targets.append(.executableTarget(

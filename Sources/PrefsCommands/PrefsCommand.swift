@@ -49,6 +49,9 @@ struct PrefsCommand: ParsableCommand {
             UndeclareCommand.self,
             DescribeCommand.self,
         ]
+        #if Flags
+        commands.append(FlagsCommand.self)
+        #endif
         // `serve` and `sync` exist when the package is built with the Console and Fleet traits
         // (both are default traits); they follow `watch` in the help.
         var next = (commands.firstIndex { ObjectIdentifier($0) == ObjectIdentifier(WatchCommand.self) } ?? 0) + 1

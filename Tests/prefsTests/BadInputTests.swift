@@ -72,7 +72,7 @@ struct BadInputTests {
     func unknownCommand() async throws {
         let directory = try TemporaryDirectory()
         let line = try await Prefs.fail(["--db", directory.path("x.sqlite"), "frobnicate", "k"], status: 64)
-        #expect(line == "prefs: unknown command 'frobnicate' (commands: read, read-type, write, delete, rename, list, watch, serve, token, sync, relay, history, revert, export, import, domains, demo, declare, undeclare, describe)")
+        #expect(line == "prefs: unknown command 'frobnicate' (commands: read, read-type, write, delete, rename, list, watch, serve, token, sync, relay, history, revert, export, import, domains, demo, declare, undeclare, describe, flags)")
     }
 
     /// Every command that opens a database, with what it needs.

@@ -1,0 +1,86 @@
+#if Flags
+import SQLiteDefaults
+
+/// What ``DefaultsFlags`` last read of each key, and what it compiled from that text.
+struct FlagCache {
+    struct Entry<Parsed> {
+        let storeKey: DefaultsKey<String?>
+        var source: String
+        var parsed: Parsed
+    }
+
+    var flags: [String: Entry<Result<FlagDefinition, FlagsError>>] = [:]
+    var evaluators: [String: Entry<Result<FlagRule, FlagsError>>] = [:]
+    var metadata: Entry<Result<[String: FlagValue], FlagsError>>?
+}
+
+/// `$ref` resolved through the store, each evaluator compiled once per text.
+struct StoreEvaluatorLookup: FlagEvaluatorLookup {
+    let flags: DefaultsFlags
+
+    func evaluator(named name: String) throws(FlagRuleFailure) -> FlagRule? {
+        switch flags.readEvaluator(name) {
+        case nil: return nil
+        case .success(let rule)?: return rule
+        case .failure(let error)?: throw FlagRuleFailure(message: "evaluator \"\(name)\": \(error)")
+        }
+    }
+}
+
+extension DefaultsFlags {
+    /// The flag stored under `key`: `nil` when there is none, a failure when its text is not a
+    /// valid flag (a raw SQL write, say) or the store cannot be read.
+    func readFlag(_ key: String) -> Result<FlagDefinition, FlagsError>? {
+        let entry = cache.withLock { $0.flags[key] }
+        let storeKey = entry?.storeKey ?? DefaultsKey<String?>(Self.flagKeyPrefix + key)
+        let text: String?
+        do { text = try store.value(for: storeKey) } catch { return .failure(.storeFailure(error)) }
+        guard let text else {
+            // Gone: forget it, so that the cache holds only keys that exist.
+            if entry != nil { cache.withLock { _ = $0.flags.removeValue(forKey: key) } }
+            return nil
+        }
+        // The store hands back the string it cached, so an unchanged key compares by identity.
+        if let entry, entry.source == text { return entry.parsed }
+        let parsed: Result<FlagDefinition, FlagsError>
+        do throws(FlagsError) { parsed = .success(try FlagDefinition(key: key, json: text)) } catch { parsed = .failure(error) }
+        cache.withLock { $0.flags[key] = FlagCache.Entry(storeKey: storeKey, source: text, parsed: parsed) }
+        return parsed
+    }
+
+    /// The shared evaluator `name`, compiled: `nil` when there is none.
+    func readEvaluator(_ name: String) -> Result<FlagRule, FlagsError>? {
+        let entry = cache.withLock { $0.evaluators[name] }
+        let storeKey = entry?.storeKey ?? DefaultsKey<String?>(Self.evaluatorKeyPrefix + name)
+        let text: String?
+        do { text = try store.value(for: storeKey) } catch { return .failure(.storeFailure(error)) }
+        guard let text else {
+            if entry != nil { cache.withLock { _ = $0.evaluators.removeValue(forKey: name) } }
+            return nil
+        }
+        if let entry, entry.source == text { return entry.parsed }
+        let parsed: Result<FlagRule, FlagsError>
+        do throws(FlagsError) { parsed = .success(try FlagRule(json: text)) } catch { parsed = .failure(error) }
+        cache.withLock { $0.evaluators[name] = FlagCache.Entry(storeKey: storeKey, source: text, parsed: parsed) }
+        return parsed
+    }
+
+    func readMetadata() -> Result<[String: FlagValue], FlagsError> {
+        let entry = cache.withLock { $0.metadata }
+        let storeKey = entry?.storeKey ?? DefaultsKey<String?>(Self.metadataKey)
+        let text: String?
+        do { text = try store.value(for: storeKey) } catch { return .failure(.storeFailure(error)) }
+        guard let text else { return .success([:]) }
+        if let entry, entry.source == text { return entry.parsed }
+        let parsed: Result<[String: FlagValue], FlagsError>
+        do throws(FlagsError) {
+            guard case .object(let members) = try FlagJSONParser.parse(text) else { throw .invalidFlagSet("metadata is an object") }
+            parsed = .success(members)
+        } catch {
+            parsed = .failure(error)
+        }
+        cache.withLock { $0.metadata = FlagCache.Entry(storeKey: storeKey, source: text, parsed: parsed) }
+        return parsed
+    }
+}
+#endif
