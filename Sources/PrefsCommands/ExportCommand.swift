@@ -42,9 +42,11 @@ struct ExportCommand: ParsableCommand {
         if let key = try store?.keysNotValidUTF8().first { throw PrefsError.keyNotInJSON(key) }
         var leftOut: [String] = []
         if !includeSecrets {
-            let secrets = Set(try (store?.declarations() ?? []).filter(\.isSecret).map(\.key))
-            leftOut = entries.map(\.key).filter(secrets.contains)
-            entries.removeAll { secrets.contains($0.key) }
+            // By bytes: a key canonically equivalent to a secret one (NFD and NFC "café") is
+            // another row, exported like any other (a backup must restore it).
+            let secrets = try store?.secretKeysByBytes() ?? []
+            leftOut = entries.map(\.key).filter { secrets.contains(HashedKey($0)) }
+            entries.removeAll { secrets.contains(HashedKey($0.key)) }
         }
         let json = ExportFormat.encodeObject(entries)
         if let file, file != "-" {

@@ -35,35 +35,38 @@ struct ListCommand: ParsableCommand {
         let store = try storeOptions.openExisting()
         let entries = try store?.allEntries() ?? []
         let invalidKeys = try store?.keysNotValidUTF8() ?? []
-        let declarations = Dictionary(try store?.declarations().map { ($0.key, $0) } ?? [], uniquingKeysWith: { first, _ in first })
+        // Keyed by bytes, as SQLite compares keys: by `String`, NFC and NFD "café" (two rows)
+        // would be one key, and one twin's declaration (secret or not) would speak for the other.
+        let declarations = Dictionary(try store?.declarations().map { (HashedKey($0.key), $0) } ?? [], uniquingKeysWith: { first, _ in first })
         if json {
             if let key = invalidKeys.first { throw PrefsError.keyNotInJSON(key) }
-            try Console.out(ExportFormat.encodeObject(entries.filter { declarations[$0.key]?.isSecret != true }))
+            try Console.out(ExportFormat.encodeObject(entries.filter { declarations[HashedKey($0.key)]?.isSecret != true }))
             return
         }
         // A key that is not valid UTF-8 reaches us with U+FFFD for its invalid bytes: show the
         // bytes it really has, escaped, unless that replaced name is itself a stored key.
-        var shownKeys: [String: String] = [:]
+        var shownKeys: [HashedKey: String] = [:]
         for bytes in invalidKeys {
             let replaced = String(decoding: bytes, as: UTF8.self)
-            if store?.contains(rowKey(replaced)) == false { shownKeys[replaced] = ValueFormatting.escaped(invalidUTF8: bytes) }
+            if store?.contains(rowKey(replaced)) == false { shownKeys[HashedKey(replaced)] = ValueFormatting.escaped(invalidUTF8: bytes) }
         }
-        let unknownTypes = try store?.declarationsOfUnknownType() ?? [:]
+        let unknownTypes = try store?.declarationsOfUnknownTypeByBytes() ?? [:]
         var rows = entries.map {
-            (key: $0.key, shown: shownKeys[$0.key] ?? ValueFormatting.escaped($0.key), storageClass: $0.value.storageClass,
-             value: declarations[$0.key]?.isSecret == true ? "(secret)"
-                : ValueFormatting.displayRepresentation($0.value, declaredType: declarations[$0.key]?.type))
+            let declaration = declarations[HashedKey($0.key)]
+            return (key: $0.key, shown: shownKeys[HashedKey($0.key)] ?? ValueFormatting.escaped($0.key), storageClass: $0.value.storageClass,
+                    value: declaration?.isSecret == true ? "(secret)"
+                        : ValueFormatting.displayRepresentation($0.value, declaredType: declaration?.type))
         }
         if declared {
-            let stored = Set(entries.map(\.key))
-            for declaration in declarations.values where !stored.contains(declaration.key) {
+            let stored = Set(entries.map { HashedKey($0.key) })
+            for declaration in declarations.values where !stored.contains(HashedKey(declaration.key)) {
                 let shownDefault = declaration.isSecret && declaration.defaultValue != nil ? "(secret default)" : declaration.defaultValue.map {
                     "(default " + ValueFormatting.displayRepresentation($0, declaredType: declaration.type) + ")"
                 } ?? "(no default)"
                 rows.append((declaration.key, ValueFormatting.escaped(declaration.key), "unset", shownDefault))
             }
             for key in unknownTypes.keys where !stored.contains(key) {
-                rows.append((key, ValueFormatting.escaped(key), "unset", "(no default)"))
+                rows.append((key.name, ValueFormatting.escaped(key.name), "unset", "(no default)"))
             }
             rows.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         }
@@ -72,9 +75,9 @@ struct ListCommand: ParsableCommand {
         for row in rows {
             var columns = row.value.isEmpty ? [row.shown.padding(to: keyWidth), row.storageClass]
                 : [row.shown.padding(to: keyWidth), row.storageClass.padding(to: 7), row.value]
-            if let declaration = declarations[row.key] {
+            if let declaration = declarations[HashedKey(row.key)] {
                 columns.append(declaration.isSecret ? "[declared \(declaration.type), secret]" : "[declared \(declaration.type)]")
-            } else if let unknown = unknownTypes[row.key] {
+            } else if let unknown = unknownTypes[HashedKey(row.key)] {
                 columns.append("[declared unknown type \(ExportFormat.quote(unknown))]")
             }
             output += columns.joined(separator: "  ") + "\n"
