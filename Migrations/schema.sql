@@ -54,6 +54,10 @@ CREATE TABLE "defaults_schema" (
     summary       TEXT,
     allowed       TEXT CHECK (allowed IS NULL OR typeof(allowed) = 'text')
 , secret INTEGER CHECK (secret IS NULL OR secret IN (0, 1)));
+CREATE TABLE defaults_versions (
+    key TEXT NOT NULL PRIMARY KEY,
+    seq INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE sqlite_sequence(name,seq);
 CREATE TRIGGER defaults_changes_superseded_mark AFTER UPDATE OF superseded ON defaults_changes
 WHEN new.superseded IS NOT NULL AND old.superseded IS NULL

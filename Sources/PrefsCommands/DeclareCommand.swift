@@ -144,7 +144,7 @@ struct UndeclareCommand: ParsableCommand {
     func run() throws {
         // A row of a type prefs does not know is a declaration too (one that refuses every value).
         guard let store = try storeOptions.openExistingForWriting(),
-              try store.declaration(for: key) != nil || store.declarationsOfUnknownType()[key] != nil else {
+              try store.declaration(for: key) != nil || store.declarationsOfUnknownTypeByBytes()[HashedKey(key)] != nil else {
             throw PrefsError("key \(ValueFormatting.quoted(key)) is not declared")
         }
         try store.undeclare(key)

@@ -48,17 +48,18 @@ struct DescribeCommand: ParsableCommand {
     func run() throws {
         let store = try storeOptions.openExisting()
         var declared = try (store?.declarations() ?? []).map(Declared.known)
-        declared += try (store?.declarationsOfUnknownType() ?? [:]).map { Declared.unknown(key: $0.key, type: $0.value) }
+        declared += try (store?.declarationsOfUnknownTypeByBytes() ?? [:]).map { Declared.unknown(key: $0.key.name, type: $0.value) }
         declared.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         if !keys.isEmpty {
-            let byKey = Dictionary(declared.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+            // By bytes, as SQLite compares keys: a canonically equivalent twin is another key.
+            let byKey = Dictionary(declared.map { (HashedKey($0.key), $0) }, uniquingKeysWith: { first, _ in first })
             declared = try keys.map { key in
-                guard let found = byKey[key] else { throw PrefsError("key \(ValueFormatting.quoted(key)) is not declared") }
+                guard let found = byKey[HashedKey(key)] else { throw PrefsError("key \(ValueFormatting.quoted(key)) is not declared") }
                 return found
             }
         }
-        let values = Dictionary((try store?.allEntries() ?? []).map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
-        let described = declared.map { (declared: $0, value: values[$0.key]) }
+        let values = Dictionary((try store?.allEntries() ?? []).map { (HashedKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+        let described = declared.map { (declared: $0, value: values[HashedKey($0.key)]) }
         try Console.outRaw(json ? Self.json(described) : Self.text(described))
     }
 

@@ -58,9 +58,9 @@ struct HistoryCommand: ParsableCommand {
         if json {
             try Console.out(HistoryFormat.jsonArray(entries, declaredTypes: declaredTypes))
         } else if !entries.isEmpty {
-            let unknownTypes = try store.declarationsOfUnknownType()
+            let unknownTypes = try store.declarationsOfUnknownTypeByBytes()
             try Console.out(entries.map {
-                HistoryFormat.line($0, declaredType: declaredTypes[$0.key], unknownType: unknownTypes[$0.key])
+                HistoryFormat.line($0, declaredType: declaredTypes[HashedKey($0.key)], unknownType: unknownTypes[HashedKey($0.key)])
             }.joined(separator: "\n"))
         }
     }

@@ -61,7 +61,7 @@ struct ListCommand: ParsableCommand {
             try sink.flush()
             return
         }
-        let unknownTypes = Dictionary(try (store?.declarationsOfUnknownType() ?? [:]).map { (Data($0.key.utf8), $0.value) }, uniquingKeysWith: { first, _ in first })
+        let unknownTypes = Dictionary(try (store?.declarationsOfUnknownTypeByBytes() ?? [:]).map { (Data($0.key.name.utf8), $0.value) }, uniquingKeysWith: { first, _ in first })
         let unset = declared ? unsetRows(declarations, unknownTypes, prefix: Data(prefix.utf8)) : []
         let keyWidth = try keyWidth(store, prefix: prefix, unset: unset)
         let sink = OutputSink.standardOutput()

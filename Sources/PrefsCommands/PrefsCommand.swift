@@ -86,6 +86,8 @@ struct PrefsCommand: ParsableCommand {
     /// thread pool. Only `watch`, `sync` and `demo` run as async commands. `read KEY`, the call
     /// scripts make most, skips ArgumentParser when its meaning is certain (see `QuickRead`).
     static func main() {
+        // Before anything reads `CommandLine.arguments`, which replaced invalid bytes with U+FFFD.
+        if let refusal = ArgumentBytes.refusal(ArgumentBytes.processArguments()) { Foundation.exit(report(refusal)) }
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let status = QuickRead.run(arguments) { Foundation.exit(status) }
         let command: any ParsableCommand

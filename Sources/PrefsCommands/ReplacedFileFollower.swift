@@ -43,10 +43,14 @@ final class ReplacedFileFollower {
     /// With a position, changes come from the history's feed, every one after it, never
     /// coalesced; without, from the store's observers (the newest value).
     private var position: Int64?
+    /// Whether the feed follows "from now on" (no position was asked for): a burst the history
+    /// could not keep is then announced and skipped, never the end (see ``run(_:)``).
+    private let isLive: Bool
     private var store: DefaultsStore
     private var pumps: [Task<Void, Never>] = []
-    /// The last value seen of every followed key (a missing key: no row).
-    private var known: [String: SQLiteValue] = [:]
+    /// The last value seen of every followed key (a missing key: no row). By bytes: two
+    /// canonically equivalent names (NFC and NFD "café") are two rows.
+    private var known: [HashedKey: SQLiteValue] = [:]
     private let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
 
@@ -65,6 +69,7 @@ final class ReplacedFileFollower {
         self.events = events
         self.continuation = continuation
         store = try StoreOptions.store(at: path, configuration: configuration)
+        isLive = if case .newest? = feed { true } else { false }
         switch feed {
         case .newest?: position = try store.newestSequence()
         case .after(let sequence)?: position = sequence
@@ -91,16 +96,16 @@ final class ReplacedFileFollower {
             switch event {
             case .change(let change):
                 guard follows(change.key) else { continue }
-                known[change.key] = change.newValue
+                known[HashedKey(change.key)] = change.newValue
                 try handle(.change(change, isSecret: isSecret(change.key)))
             case .entry(let entry):
                 position = entry.sequence
                 guard follows(entry.key) else { continue }
                 switch entry.value {
-                case .value(let stored), .undecodable(let stored): known[entry.key] = stored
-                case .removed: known[entry.key] = nil
+                case .value(let stored), .undecodable(let stored): known[HashedKey(entry.key)] = stored
+                case .removed: known[HashedKey(entry.key)] = nil
                 case .secret, .tooLargeToKeep:
-                    known[entry.key] = try? store.value(for: DefaultsKey<SQLiteValue?>(entry.key))
+                    known[HashedKey(entry.key)] = try? store.value(for: DefaultsKey<SQLiteValue?>(entry.key))
                 }
                 try handle(.entry(entry))
             case .failure(let error) where error.code == .databaseReplaced:
@@ -109,15 +114,45 @@ final class ReplacedFileFollower {
                 continue  // the store's own report of the replacement (above) reopens it
             case .failure:
                 continue  // a failed write of this store: a follower writes nothing
+            case .feedFailure(let error) where isLive && (error.code == .historyCompacted || error.code == .historyRewound):
+                // A tail follows the present: one transaction committed more changes than the
+                // history keeps (a 20,000-key import), or the file went back under it. Say what
+                // could not be shown, and go on from the newest change (as etcd tells a
+                // watcher to re-list).
+                try resumeFromNewest(after: error)
             case .feedFailure(let error) where error.code == .historyCompacted:
                 let oldest = error.oldestKeptSequence.map { " is \($0)" } ?? " is later"
                 throw PrefsError("the history was compacted: the changes after \(position ?? 0) are no longer kept (the oldest change kept\(oldest)); start again with --since \(max((error.oldestKeptSequence ?? 1) - 1, 0))")
             case .feedFailure(let error) where error.code == .historyRewound:
-                throw PrefsError("the history has no change \(position ?? 0): its newest change is older (a sequence in the future, of another file, or the file went back to an older state)")
+                let newest = (try? store.newestSequence()).map { " (\($0))" } ?? ""
+                let oldest = error.oldestKeptSequence.map {
+                    "the oldest change kept is \($0); start again with --since \($0 - 1)"
+                } ?? "it keeps no change; start again with --since 0"
+                throw PrefsError("the history has no change \(position ?? 0): its newest change\(newest) is older (a sequence in the future, of another file, or the file went back to an older state); \(oldest)")
             case .feedFailure(let error):
                 throw PrefsError("reading the history failed: \(error.message)")
             }
         }
+    }
+
+    /// A live feed's changes after ``position`` are gone (pruned before it read them, or the
+    /// file went back to an older state): says so on standard error, with what to do for the
+    /// values the burst left, and follows again from the newest change.
+    private func resumeFromNewest(after error: DefaultsError) throws {
+        detach()
+        let missedAfter = position ?? 0
+        let newest: Int64
+        do {
+            newest = try store.newestSequence()
+        } catch {
+            throw PrefsError("reading the history failed: \(error)")
+        }
+        position = newest
+        try attach()
+        let why = error.code == .historyCompacted
+            ? "more changes were committed at once than the history keeps (\((try? store.historyRetention).map(String.init) ?? "its length"))"
+            : "the file went back to an older state (a backup restored under it)"
+        Console.err("prefs: the changes after \(missedAfter) cannot be shown one by one: \(why); read the current values with `prefs list` or `prefs export`; going on after change \(newest)")
     }
 
     /// Whether `key` is declared secret in the file now; when the declarations cannot be read,
@@ -141,8 +176,9 @@ final class ReplacedFileFollower {
             try attach()
             Console.err("prefs: \(ValueFormatting.escaped(path)) was replaced by another file; now following the new one")
             var changes: [AnyDefaultsChange] = []
-            for key in Set(old.keys).union(known.keys).sorted() where !SQLiteValue.isSameStoredRow(old[key], known[key]) {
-                changes.append(AnyDefaultsChange(key: key, newValue: known[key], origin: .external))
+            let keys = Set(old.keys).union(known.keys).sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+            for key in keys where !SQLiteValue.isSameStoredRow(old[key], known[key]) {
+                changes.append(AnyDefaultsChange(key: key.name, newValue: known[key], origin: .external))
             }
             return changes
         } catch {
@@ -172,7 +208,7 @@ final class ReplacedFileFollower {
         }
         known = [:]
         for entry in try store.entries() where entry.value != .null && follows(entry.key) {
-            known[entry.key] = entry.value
+            known[HashedKey(entry.key)] = entry.value
         }
     }
 

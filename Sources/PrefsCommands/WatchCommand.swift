@@ -19,7 +19,12 @@ struct WatchCommand: AsyncParsableCommand {
             sequence SEQ, then goes on live (`history --json` and `watch --json` name each \
             change's "seq"); when the history no longer keeps the changes after SEQ (it keeps \
             the newest 10,000 by default), or SEQ is newer than its newest change, it exits 1 \
-            with one line naming the oldest kept. Each line is printed and flushed the moment \
+            with one line naming the oldest kept: --since promises every change, or that \
+            error. Without --since it follows from now on and never stops for the history: when \
+            one transaction commits more changes than the history keeps (a 20,000-key import) \
+            or the file goes back to an older state, it says on standard error that those \
+            changes cannot be shown one by one (read the current values with `prefs list` or \
+            `prefs export`) and goes on from the newest change. Each line is printed and flushed the moment \
             the change arrives, pipes included; a failed write to standard output stops it \
             with status 1. When the database file is \
             replaced (mv other.sqlite db.sqlite), it says so on standard error, prints every \
@@ -66,13 +71,14 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = try storeOptions.path()
-        let filter = Set(keys)
+        // By bytes, as SQLite compares keys: watching NFC "café" is not watching its NFD twin.
+        let filter = Set(keys.map(HashedKey.init))
         let prefix = self.prefix.map { Array($0.utf8) }
         let follower = try ReplacedFileFollower(path: path, configuration: StoreOptions.configuration,
                                                 feed: since.map { .after($0) } ?? .newest) { key in
             if filter.isEmpty && prefix == nil { return true }
             if let prefix, key.utf8.starts(with: prefix) { return true }
-            return filter.contains(key)
+            return filter.contains(HashedKey(key))
         }
         let trap = SignalTrap([SIGINT, SIGTERM], handler: { [stop = follower.stop] _ in stop() })
 

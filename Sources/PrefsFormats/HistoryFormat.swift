@@ -42,19 +42,20 @@ package enum HistoryFormat {
     /// are no entries), for ``json(_:declaredType:)`` and ``line(_:declaredType:)``. Read after
     /// the entries: a key declared in between shows its type.
     /// - Throws: `DefaultsError` when the declarations cannot be read.
-    package static func declaredTypes(of entries: [DefaultsHistoryEntry<SQLiteValue>], in store: DefaultsStore) throws -> [String: DefaultsValueKind] {
+    package static func declaredTypes(of entries: [DefaultsHistoryEntry<SQLiteValue>], in store: DefaultsStore) throws -> [HashedKey: DefaultsValueKind] {
         guard !entries.isEmpty else { return [:] }
-        var types: [String: DefaultsValueKind] = [:]
-        for declaration in try store.declarations() { types[declaration.key] = declaration.type }
+        // By bytes: a canonically equivalent twin of a declared key is not declared.
+        var types: [HashedKey: DefaultsValueKind] = [:]
+        for declaration in try store.declarations() { types[HashedKey(declaration.key)] = declaration.type }
         return types
     }
 
     /// Entries as one JSON array, one entry per line (`[]` when empty); `declaredTypes` holds
     /// the declared type of each declared key.
     package static func jsonArray(_ entries: [DefaultsHistoryEntry<SQLiteValue>],
-                                  declaredTypes: [String: DefaultsValueKind] = [:]) -> String {
+                                  declaredTypes: [HashedKey: DefaultsValueKind] = [:]) -> String {
         guard !entries.isEmpty else { return "[]" }
-        return "[\n" + entries.map { json($0, declaredType: declaredTypes[$0.key]) }.joined(separator: ",\n") + "\n]"
+        return "[\n" + entries.map { json($0, declaredType: declaredTypes[HashedKey($0.key)]) }.joined(separator: ",\n") + "\n]"
     }
 
     /// A writer as a JSON object; unknown fields are left out.

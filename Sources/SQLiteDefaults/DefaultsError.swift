@@ -202,8 +202,9 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
     /// For `.versionConflict`: the key's version when the write was refused (the sequence
     /// number of its newest change, 0 when none is kept); `nil` for every other error.
     public internal(set) var currentVersion: Int64? = nil
-    /// For `.historyCompacted`: the oldest sequence the history still keeps (a feed can start
-    /// again from the one before it, knowing what it missed); `nil` for every other error.
+    /// For `.historyCompacted` and `.historyRewound`: the oldest sequence the history still
+    /// keeps (a feed can start again from the one before it, knowing what it missed); `nil`
+    /// for every other error, and for `.historyRewound` on a file whose history keeps no change.
     public internal(set) var oldestKeptSequence: Int64? = nil
     /// The operating system's `errno` behind a failure to open, where SQLite kept one.
     let systemErrno: Int32

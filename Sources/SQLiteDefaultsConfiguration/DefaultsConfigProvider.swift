@@ -99,7 +99,7 @@ extension DefaultsConfigProvider: ConfigProvider {
         let row = try store.value(for: RowKey.rawKey(name))
         return LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
             try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets,
-                                        declaredSecret: try store.secretKeys().contains(name))
+                                        declaredSecret: try store.secretKeysByBytes().contains(HashedKey(name)))
         })
     }
 
@@ -117,7 +117,7 @@ extension DefaultsConfigProvider: ConfigProvider {
         let row = try store.entries().first { $0.key.utf8.elementsEqual(name.utf8) }?.value
         return LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
             try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets,
-                                        declaredSecret: try store.secretKeys().contains(name))
+                                        declaredSecret: try store.secretKeysByBytes().contains(HashedKey(name)))
         })
     }
 
@@ -161,7 +161,7 @@ extension DefaultsConfigProvider: ConfigProvider {
             Result {
                 LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
                     try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets,
-                                        declaredSecret: try store.secretKeys().contains(name))
+                                        declaredSecret: try store.secretKeysByBytes().contains(HashedKey(name)))
                 })
             }
         }

@@ -6,10 +6,11 @@ import SQLiteDefaults
 /// error that reading them threw.
 struct DefaultsConfigSnapshot: ConfigSnapshot, CustomStringConvertible {
     let providerName: String
-    let rows: Result<[String: SQLiteValue], DefaultsError>
+    /// By bytes, as SQLite compares keys: NFC and NFD "café" are two rows, never one entry.
+    let rows: Result<[HashedKey: SQLiteValue], DefaultsError>
     let secrets: SecretsSpecifier<String, ConfigContent>
     /// The keys the file declares secret, read with the rows.
-    let declaredSecrets: Set<String>
+    let declaredSecrets: Set<HashedKey>
     /// Asked for a key's declaration only when a row cannot be read as the asked type.
     let store: DefaultsStore
 
@@ -18,10 +19,10 @@ struct DefaultsConfigSnapshot: ConfigSnapshot, CustomStringConvertible {
         self.providerName = providerName
         self.secrets = secrets
         // A failure to read them fails the rows too (below), so none is reported here.
-        self.declaredSecrets = (try? store.secretKeys()) ?? []
+        self.declaredSecrets = (try? store.secretKeysByBytes()) ?? []
         do {
             let entries = try store.entries()
-            rows = .success(Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last }))
+            rows = .success(Dictionary(entries.map { (HashedKey($0.key), $0.value) }, uniquingKeysWith: { _, last in last }))
         } catch let error as DefaultsError {
             rows = .failure(error)
         } catch {
@@ -36,8 +37,8 @@ struct DefaultsConfigSnapshot: ConfigSnapshot, CustomStringConvertible {
             return LookupResult(
                 encodedKey: name,
                 value: try RowDecoding.namingDeclaration(of: name, in: store) {
-                    try RowDecoding.configValue(of: rows[name], key: name, type: type, secrets: secrets,
-                                                declaredSecret: declaredSecrets.contains(name))
+                    try RowDecoding.configValue(of: rows[HashedKey(name)], key: name, type: type, secrets: secrets,
+                                                declaredSecret: declaredSecrets.contains(HashedKey(name)))
                 }
             )
         case .failure(let error):

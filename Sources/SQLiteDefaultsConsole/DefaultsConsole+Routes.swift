@@ -50,9 +50,14 @@ extension DefaultsConsole {
     /// or the token it was opened with is removed (looked at each second).
     func events(_ request: ConsoleRequest) -> ConsoleResponse {
         let stillValid = ConsoleCredential.stillValid
-        // A reconnecting EventSource names the last event it received; a script may too.
-        let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!]
-            .flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+        // A reconnecting EventSource names the last event it received; a script may too. An id
+        // that is no history sequence (`-1`, `abc`, past Int64) is refused, not read as "from
+        // now on": the client believes it resumes, and would miss changes without a word.
+        let lastEventID: Int64?
+        switch Self.lastEventID(request.headers[HTTPField.Name("Last-Event-ID")!]) {
+        case .success(let id): lastEventID = id
+        case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
+        }
         let (queue, feed) = hub.subscribe(after: lastEventID)
         let hub = self.hub
         let keepAlive = configuration.keepAliveInterval

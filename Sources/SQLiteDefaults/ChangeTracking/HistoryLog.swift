@@ -180,11 +180,15 @@ enum HistoryLog {
 
     // MARK: Versions
 
-    /// `key`'s version: the sequence number of its newest change the log keeps (superseded
-    /// entries are no change), 0 when it keeps none. A backwards walk of the log that stops at
-    /// the key's newest entry.
-    static func version(of key: String, database: Database) throws -> Int64 {
-        let statement = try database.statement("""
+    /// `key`'s version: the sequence number of its newest change (superseded entries are no
+    /// change): the newest the log keeps, else, on a file that keeps them
+    /// (`Migrations/0013_versions_survive_pruning.sql`), the one a prune deleted; 0 when neither
+    /// says. A backwards walk of the log that stops at the key's newest entry, then one lookup.
+    static func version(of key: String, schema: SchemaVersion, database: Database) throws -> Int64 {
+        let statement = try database.statement(schema.keepsPrunedVersions ? """
+            SELECT coalesce((SELECT seq FROM defaults_changes WHERE key = ?1 AND superseded IS NULL ORDER BY seq DESC LIMIT 1),
+                            (SELECT seq FROM defaults_versions WHERE key = ?1), 0)
+            """ : """
             SELECT seq FROM defaults_changes WHERE key = ?1 AND superseded IS NULL ORDER BY seq DESC LIMIT 1
             """)
         defer { statement.reset() }
@@ -192,9 +196,14 @@ enum HistoryLog {
         return try statement.step() ? statement.int64(at: 0) : 0
     }
 
-    /// Every key's version at once (keys with no kept change are absent): one pass over the log.
-    static func versions(_ database: Database) throws -> [String: Int64] {
-        let statement = try database.statement("""
+    /// Every key's version at once (keys at version 0 are absent): one pass over the log and
+    /// the pruned keys' versions.
+    static func versions(schema: SchemaVersion, _ database: Database) throws -> [String: Int64] {
+        let statement = try database.statement(schema.keepsPrunedVersions ? """
+            SELECT key, max(seq) FROM (SELECT key, seq FROM defaults_changes WHERE superseded IS NULL
+                                       UNION ALL SELECT key, seq FROM defaults_versions)
+            WHERE typeof(key) = 'text' GROUP BY key
+            """ : """
             SELECT key, max(seq) FROM defaults_changes WHERE superseded IS NULL AND typeof(key) = 'text' GROUP BY key
             """)
         defer { statement.reset() }
@@ -314,6 +323,7 @@ enum HistoryLog {
             // an older version restored under it (`sqlite3 .restore`) brings back that version's log.
             let schema = try SchemaVersion.of(database)
             if schema.hasHistory, let oldestKept = try oldestKept(keeping: kept, schema: schema, database: database) {
+                if schema.keepsPrunedVersions { try keepVersions(before: oldestKept, database: database) }
                 var tables = ["defaults_changes"]
                 if schema.listsSuperseded { tables.append("defaults_changes_superseded") }
                 for table in tables {
@@ -328,6 +338,20 @@ enum HistoryLog {
             try? database.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Records, for each key whose changes before `oldestKept` are about to be deleted, the
+    /// newest of them, so that its version survives (a newer entry the log keeps still wins
+    /// on reading). Costs a pass over the entries the prune deletes, as the delete does.
+    private static func keepVersions(before oldestKept: Int64, database: Database) throws {
+        let statement = try database.statement("""
+            INSERT INTO defaults_versions(key, seq)
+            SELECT key, max(seq) FROM defaults_changes WHERE seq < ?1 AND superseded IS NULL AND key IS NOT NULL GROUP BY key
+            ON CONFLICT(key) DO UPDATE SET seq = max(seq, excluded.seq)
+            """)
+        defer { statement.reset() }
+        try statement.bind(oldestKept, at: 1)
+        _ = try statement.step()
     }
 
     // MARK: Pruning when others write

@@ -95,9 +95,19 @@ extension DefaultsStore {
     /// for (key, type) in try store.declarationsOfUnknownType() { print("\(key): unknown type \(type)") }
     /// ```
     ///
+    /// Keyed by `String`, which compares canonically equivalent names as equal: of two such
+    /// keys (NFC and NFD "café", two rows to SQLite) the dictionary holds one. Code that looks
+    /// keys up by name uses the package's byte-keyed form instead.
+    ///
     /// - Returns: the keys and their types' text; empty in a healthy file.
     /// - Throws: ``DefaultsError`` — `.closed`, `.busy`, `.ioError`.
     public func declarationsOfUnknownType() throws -> [String: String] {
+        Dictionary(try core.declarationsOfUnknownType().map { ($0.key.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// ``declarationsOfUnknownType()`` keyed by the names' bytes, as SQLite compares keys.
+    /// - Throws: as ``declarationsOfUnknownType()``.
+    package func declarationsOfUnknownTypeByBytes() throws -> [HashedKey: String] {
         try core.declarationsOfUnknownType()
     }
 
@@ -111,8 +121,19 @@ extension DefaultsStore {
     /// }
     /// ```
     ///
+    /// A `Set<String>` compares canonically equivalent names as equal, so when one of two such
+    /// keys (NFC and NFD "café") is secret, `contains` is true for both: it may mask too much,
+    /// never too little. To tell the two apart, ask ``declaration(for:)`` per key.
+    ///
     /// - Throws: ``DefaultsError`` as a read does (`.closed`, …).
     public func secretKeys() throws -> Set<String> {
+        Set(try core.secretKeys().map(\.name))
+    }
+
+    /// The keys declared secret, by their bytes (as SQLite compares keys): the package's own
+    /// callers ask this, so that a key's canonically equivalent twin is never taken for it.
+    /// - Throws: as ``secretKeys()``.
+    package func secretKeysByBytes() throws -> Set<HashedKey> {
         try core.secretKeys()
     }
 }

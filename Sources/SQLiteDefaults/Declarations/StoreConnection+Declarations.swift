@@ -33,22 +33,22 @@ extension StoreConnection {
     /// text. The table's CHECK refuses them, but a SQL client can write one with
     /// `PRAGMA ignore_check_constraints = ON`. The triggers then refuse every value for the
     /// key (no type of theirs matches); this library declares nothing for it.
-    func unknownTypeDeclarations() throws -> [String: String] {
+    func unknownTypeDeclarations() throws -> [HashedKey: String] {
         let known = DefaultsValueKind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
         guard let statement = try schemaStatement("SELECT key, CAST(type AS TEXT) FROM defaults_schema WHERE type IS NULL OR type NOT IN (\(known))") else { return [:] }
         defer { statement.reset() }
-        var result: [String: String] = [:]
-        while try statement.step() { result[statement.text(at: 0)] = statement.text(at: 1) }
+        var result: [HashedKey: String] = [:]
+        while try statement.step() { result[HashedKey(statement.text(at: 0))] = statement.text(at: 1) }
         return result
     }
 
-    /// The keys declared secret (none on a file before schema 12).
-    func secretKeys() throws -> Set<String> {
+    /// The keys declared secret (none on a file before schema 12), by bytes.
+    func secretKeys() throws -> Set<HashedKey> {
         guard try SchemaVersion.of(database).hasSecrets,
               let statement = try schemaStatement("SELECT key FROM defaults_schema WHERE secret = 1") else { return [] }
         defer { statement.reset() }
-        var keys: Set<String> = []
-        while try statement.step() { keys.insert(statement.text(at: 0)) }
+        var keys: Set<HashedKey> = []
+        while try statement.step() { keys.insert(HashedKey(statement.text(at: 0))) }
         return keys
     }
 

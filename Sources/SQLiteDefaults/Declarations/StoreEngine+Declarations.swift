@@ -35,11 +35,11 @@ extension StoreEngine {
         try withConnection { try $0.declaration(for: key) }
     }
 
-    func secretKeys() throws -> Set<String> {
+    func secretKeys() throws -> Set<HashedKey> {
         try withConnection { try $0.secretKeys() }
     }
 
-    func declarationsOfUnknownType() throws -> [String: String] {
+    func declarationsOfUnknownType() throws -> [HashedKey: String] {
         try withConnection { try $0.unknownTypeDeclarations() }
     }
 

@@ -39,8 +39,9 @@ extension StoreEngine {
     func version(of key: String) throws -> Int64 {
         try Self.validate(key)
         return try withConnection { connection in
-            guard try SchemaVersion.of(connection.database) >= .changeLog else { return 0 }
-            return try HistoryLog.version(of: key, database: connection.database)
+            let schema = try SchemaVersion.of(connection.database)
+            guard schema >= .changeLog else { return 0 }
+            return try HistoryLog.version(of: key, schema: schema, database: connection.database)
         }
     }
 
@@ -48,8 +49,9 @@ extension StoreEngine {
     func versions() throws -> [String: Int64] {
         try withConnection { connection in
             try connection.readConsistently {
-                guard try SchemaVersion.of(connection.database) >= .changeLog else { return [:] }
-                return try HistoryLog.versions(connection.database)
+                let schema = try SchemaVersion.of(connection.database)
+                guard schema >= .changeLog else { return [:] }
+                return try HistoryLog.versions(schema: schema, connection.database)
             }
         }
     }

@@ -48,7 +48,12 @@ extension StoreEngine {
                 let span = try HistoryLog.span(connection.database)
                 let newest = span?.upperBound ?? 0
                 if cursor > newest {
-                    throw DefaultsError(.historyRewound, "the history's newest change is \(newest), before \(cursor): a sequence of another file, or the file went back to an older state (a backup restored)", path: path)
+                    // Named as for a compacted history: a consumer that starts again from the
+                    // one before it gets every change the file keeps (none kept: nil).
+                    let oldest = span.map { " (the oldest it keeps is \($0.lowerBound))" } ?? " (it keeps none)"
+                    var error = DefaultsError(.historyRewound, "the history's newest change is \(newest), before \(cursor): a sequence of another file, or the file went back to an older state (a backup restored)\(oldest)", path: path)
+                    error.oldestKeptSequence = span?.lowerBound
+                    throw error
                 }
                 if let span, cursor < span.lowerBound - 1 {
                     var error = DefaultsError(.historyCompacted, "the history no longer keeps the changes after \(cursor): the oldest it keeps is \(span.lowerBound)", path: path)

@@ -42,6 +42,8 @@ struct SchemaVersion: Comparable, Sendable, CustomStringConvertible {
     /// 0012: secret keys (`defaults_schema.secret`), masked log entries (`secret`, `digest`) and
     /// the file's digest key (`defaults_digest_key`).
     static let secrets = SchemaVersion(12)
+    /// 0013: the versions of keys whose newest change was pruned (`defaults_versions`).
+    static let prunedVersions = SchemaVersion(13)
 
     /// The version a new file has: the last embedded migration's.
     static var latest: SchemaVersion { SchemaVersion(Migration.latestVersion) }
@@ -54,6 +56,8 @@ struct SchemaVersion: Comparable, Sendable, CustomStringConvertible {
     var listsSuperseded: Bool { self >= .supersededList }
     /// Declarations can be secret, and the log masks their values.
     var hasSecrets: Bool { self >= .secrets }
+    /// A prune keeps the version of each key whose newest change it deletes.
+    var keepsPrunedVersions: Bool { self >= .prunedVersions }
 
     static func < (a: SchemaVersion, b: SchemaVersion) -> Bool { a.number < b.number }
 

@@ -82,8 +82,10 @@ extension DefaultsStore {
 
     /// The key's version: the history sequence number of its newest change, so it grows with
     /// every change from any writer (this store, another process, the fleet, a `sqlite3` shell);
-    /// 0 when the history keeps no change of it (never written, or its newest change was
-    /// pruned with the oldest history).
+    /// 0 when it was never written. The version survives the pruning of the history: when the
+    /// key's newest change is no longer kept (10,000 newer changes of other keys), the prune
+    /// recorded its sequence, and the version still names it. (A file last pruned by a version
+    /// of this library before that record existed reads 0 for keys pruned then.)
     ///
     /// A writer that shows a value and later writes it back checks, in the same transaction,
     /// that the version is still the one it showed (``DefaultsTransaction/requireVersion(_:of:)``),
@@ -128,8 +130,10 @@ extension DefaultsTransaction {
     /// Throws unless the key is at version `expected` now: the check of a conditional write,
     /// made in the transaction that then writes, so that nobody can write between the two.
     ///
-    /// Version 0 means "no change of it is kept", which for a key never written means "create
-    /// it only if nobody did meanwhile".
+    /// Version 0 means "never written": "create it only if nobody did meanwhile". A key whose
+    /// history was pruned keeps its version, so 0 never matches a key that exists (but for a
+    /// key pruned before this library recorded pruned versions, and a row a SQL client
+    /// inserted with the log's triggers missing).
     ///
     /// - Throws: ``DefaultsError`` `.versionConflict`, whose ``DefaultsError/currentVersion``
     ///   is the key's version now; the transaction is then rolled back when the error leaves

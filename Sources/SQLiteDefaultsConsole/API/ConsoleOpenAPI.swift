@@ -172,6 +172,7 @@ enum ConsoleOpenAPI {
             parameters.append(["name": "Last-Event-ID", "in": "header", "required": false,
                                "schema": ["type": "string", "pattern": "^[0-9]+$"],
                                "description": "Resume after this sequence: every change after it first, or one `event: compacted`."])
+            responses["400"] = ref(response: "BadRequest")
             responses["200"] = content("text/event-stream", ["type": "string"],
                                        "a stream of `data:` lines, each an Event object; `event: compacted`, `declarations`, `overflow`")
         case .openAPI:

@@ -24,7 +24,7 @@ final class EventHub: Sendable {
     /// A new client's queue, registered until ``remove(_:)``, fed by a change feed from the
     /// change after `lastEventID` (from the newest change when nil). A position the history no
     /// longer keeps (or one newer than the file's newest change) is one `event: compacted`,
-    /// `data: {"oldest": N}`, after which the feed goes on from the newest change: the client
+    /// `data: {"oldest": N, "newest": M}` (``compacted(oldest:newest:)``), after which the feed goes on from the newest change: the client
     /// reloads what it shows.
     func subscribe(after lastEventID: Int64?) -> (queue: EventQueue, feed: Task<Void, Never>) {
         let queue = EventQueue(limit: perClientLimit)
@@ -43,9 +43,8 @@ final class EventHub: Sendable {
                     }
                     return  // the store closed, or the client went (cancelled)
                 } catch let error as DefaultsError where error.code == .historyCompacted || error.code == .historyRewound {
-                    let oldest = error.oldestKeptSequence ?? 0
                     position = (try? store.newestSequence()) ?? position
-                    queue.push("id: \(position)\nevent: compacted\ndata: {\"oldest\":\(oldest),\"newest\":\(position)}\n\n")
+                    queue.push(Self.compacted(oldest: error.oldestKeptSequence, newest: position))
                 } catch {
                     queue.finish()
                     return
@@ -53,6 +52,14 @@ final class EventHub: Sendable {
             }
         }
         return (queue, feed)
+    }
+
+    /// The `event: compacted` frame: `oldest` the oldest change the history keeps (left out when
+    /// it keeps none: there is no such change to name), `newest` the change the stream goes on
+    /// after, also its `id:`.
+    static func compacted(oldest: Int64?, newest: Int64) -> String {
+        let oldestMember = oldest.map { "\"oldest\":\($0)," } ?? ""
+        return "id: \(newest)\nevent: compacted\ndata: {\(oldestMember)\"newest\":\(newest)}\n\n"
     }
 
     /// Unregisters a client's queue.
