@@ -13,7 +13,7 @@ let package = Package(
     // No `platforms`: like the library, built and run on Linux only.
     dependencies: [
         // The Observable benchmark needs @ObservableDefaults; FleetRatios the fleet.
-        .package(name: "SQLiteDefaults", path: "..", traits: ["Observable", "Fleet"]),
+        .package(name: "SQLiteDefaults", path: "..", traits: ["Observable", "Fleet", "Flags"]),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // Already in the graph through package-benchmark (ordo-one/benchmark); the ratio table counts mallocs with it.
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),

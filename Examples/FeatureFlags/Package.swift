@@ -22,7 +22,7 @@ let package = Package(
         // compiled for its tests serve this example too (it builds in the root's scratch folder).
         // An app of its own names what it uses: `traits: ["Configuration", "ServiceLifecycle",
         // "Fleet", "Console"]`.
-        .package(path: "../..", traits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs", "Vapor"]),
+        .package(path: "../..", traits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs", "Vapor", "Flags"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),

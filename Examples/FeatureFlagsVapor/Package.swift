@@ -23,7 +23,7 @@ let package = Package(
         // (`--enable-all-traits`): both examples build in the root's scratch folder, and the same
         // traits compile the root's modules (and NIO) once for all three packages. An app of
         // its own would write `.package(url: …, from: "1.0.0", traits: ["Vapor"])`.
-        .package(path: "../..", traits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs", "Vapor"]),
+        .package(path: "../..", traits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs", "Vapor", "Flags"]),
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
     ],
     targets: [
