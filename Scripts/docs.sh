@@ -27,7 +27,7 @@ if [ "$mode" = preview ]; then
     exec docc preview "Sources/$target/$target.docc" --additional-symbol-graph-dir "$out/graphs/$target" \
         --fallback-display-name "$target" --fallback-bundle-identifier "$target" --output-path "$out/$target-preview"
 fi
-for target in SQLiteDefaults SQLiteDefaultsTesting SQLiteDefaultsObservable SQLiteDefaultsConfiguration SQLiteDefaultsServiceLifecycle SQLiteDefaultsPostgres SQLiteDefaultsConsole SQLiteDefaultsVapor; do
+for target in SQLiteDefaults SQLiteDefaultsTesting SQLiteDefaultsObservable SQLiteDefaultsConfiguration SQLiteDefaultsServiceLifecycle SQLiteDefaultsPostgres SQLiteDefaultsConsole SQLiteDefaultsVapor SQLiteDefaultsFlags; do
     echo "== docs: $target"
     # The module's own graph and its extensions of other modules' types (Module@Other).
     mkdir -p "$out/graphs/$target"

@@ -25,8 +25,12 @@ extension DefaultsFlags {
     /// ```
     ///
     /// - Parameters:
+    ///   - set: the flag set to store.
+    ///   - actor: who loads it, kept in each change's history.
+    ///   - reason: why, kept in each change's history.
     ///   - allowingMissingEvaluators: keep a `$ref` to an evaluator the set lacks (it then
     ///     evaluates to `PARSE_ERROR`, as in flagd); by default such a set is refused.
+    /// - Returns: the keys written, removed and left unchanged.
     /// - Throws: ``FlagsError`` `.missingEvaluator` (nothing written), `.store` when the store
     ///   refuses (nothing written: the transaction rolls back).
     @discardableResult

@@ -2,7 +2,7 @@
 public import SQLiteDefaults
 import Synchronization
 
-/// flagd's feature flags, kept in a ``DefaultsStore`` and evaluated in the process.
+/// flagd's feature flags, kept in a `DefaultsStore` and evaluated in the process.
 ///
 /// Each flag is its own key (`flagd.flag.<flag key>`), each shared evaluator too
 /// (`flagd.evaluator.<name>`), and the flag set's metadata is one key (`flagd.metadata`); all

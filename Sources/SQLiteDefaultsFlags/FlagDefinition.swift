@@ -20,21 +20,48 @@ public struct FlagDefinition: Sendable {
     }
 
     /// The flag's key.
-    public let key: String
+    public var key: String { storage.key }
     /// The flag's JSON as given, which is what is stored.
-    public let json: FlagValue
+    public var json: FlagValue { storage.json }
     /// The state.
-    public let state: State
+    public var state: State { storage.state }
     /// The variants by name.
-    public let variants: [String: FlagValue]
+    public var variants: [String: FlagValue] { storage.variants }
     /// The default variant; `nil` when absent, `null` or empty.
-    public let defaultVariant: String?
+    public var defaultVariant: String? { storage.defaultVariant }
     /// The targeting rule's JSON; `nil` when absent, `null` or `{}` (the flag is static).
-    public let targeting: FlagValue?
+    public var targeting: FlagValue? { storage.targeting }
     /// The compiled rule, or why it does not compile.
-    let rule: Result<FlagRule, FlagsError>?
+    var rule: Result<FlagRule, FlagsError>? { storage.rule }
     /// The flag's metadata.
-    public let metadata: [String: FlagValue]
+    public var metadata: [String: FlagValue] { storage.metadata }
+
+    /// The parts, read once and never changed: one reference, so that handing a flag from the
+    /// cache to an evaluation costs one retain, not one per member.
+    final class Storage: Sendable {
+        let key: String
+        let json: FlagValue
+        let state: State
+        let variants: [String: FlagValue]
+        let defaultVariant: String?
+        let targeting: FlagValue?
+        let rule: Result<FlagRule, FlagsError>?
+        let metadata: [String: FlagValue]
+
+        init(key: String, json: FlagValue, state: State, variants: [String: FlagValue], defaultVariant: String?,
+             targeting: FlagValue?, rule: Result<FlagRule, FlagsError>?, metadata: [String: FlagValue]) {
+            self.key = key
+            self.json = json
+            self.state = state
+            self.variants = variants
+            self.defaultVariant = defaultVariant
+            self.targeting = targeting
+            self.rule = rule
+            self.metadata = metadata
+        }
+    }
+
+    private let storage: Storage
 
     /// Reads a flag from its JSON text.
     ///
@@ -79,9 +106,11 @@ public struct FlagDefinition: Sendable {
             metadata = entries
         default: throw fault("metadata is an object")
         }
+        let targeting: FlagValue?
+        let rule: Result<FlagRule, FlagsError>?
         switch members["targeting"] {
         case nil, .null?: targeting = nil; rule = nil
-        case .object(let rule)? where rule.isEmpty: targeting = nil; self.rule = nil
+        case .object(let members)? where members.isEmpty: targeting = nil; rule = nil
         case .object?:
             let given = members["targeting"] ?? .null
             targeting = given
@@ -90,12 +119,8 @@ public struct FlagDefinition: Sendable {
             targeting = other
             rule = .failure(.invalidRule("targeting is a JsonLogic object"))
         }
-        self.key = key
-        self.json = value
-        self.state = state
-        self.variants = variants
-        self.defaultVariant = defaultVariant
-        self.metadata = metadata
+        storage = Storage(key: key, json: value, state: state, variants: variants, defaultVariant: defaultVariant,
+                          targeting: targeting, rule: rule, metadata: metadata)
     }
 
     /// The evaluators the targeting rule names with `$ref` (found in its JSON, so a rule that

@@ -17,7 +17,8 @@ struct FlagResolver<Lookup: FlagEvaluatorLookup> {
         case .failure(.store(let error)): return failure(.general, "the store: \(error)", setMetadata)
         case .failure(let error): return failure(.parseError, error.description, setMetadata)
         }
-        let metadata = setMetadata.merging(definition.metadata) { _, own in own }
+        let own = definition.metadata
+        let metadata = own.isEmpty ? setMetadata : setMetadata.merging(own) { _, flag in flag }
         if definition.state == .disabled {
             return FlagResolutionDetails(value: fallback, variant: nil, reason: .disabled, metadata: metadata)
         }

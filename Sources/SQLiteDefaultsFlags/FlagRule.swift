@@ -76,6 +76,8 @@ struct FlagRuleCompiler {
             var compiled: [FlagRuleNode] = []
             compiled.reserveCapacity(elements.count)
             for element in elements { compiled.append(try compile(element, depth: depth + 1)) }
+            // An array of data only is data: built once, not at every evaluation.
+            if compiled.allSatisfy({ if case .literal = $0 { true } else { false } }) { return .literal(value) }
             return .array(compiled)
         case .object(let members) where members.count == 1:
             guard let (name, argument) = members.first else { return .literal(value) }

@@ -24,6 +24,12 @@ extension FlagRuleEvaluator {
             return current
         case .map, .filter, .all, .none, .some, .reduce:
             return try iterate(op, arguments, scope: scope, references: references)
+        case .equal, .strictEqual, .notEqual, .strictNotEqual, .greater, .greaterOrEqual, .in, .startsWith, .endsWith, .not, .truthy:
+            // The common comparisons, without an array of operands (they read two at most;
+            // `starts_with` and `ends_with` check how many were given).
+            let a = try arguments.first.map { node throws(FlagRuleFailure) in try evaluate(node, scope: scope, references: references) } ?? .null
+            let b = arguments.count > 1 ? try evaluate(arguments[1], scope: scope, references: references) : FlagValue.null
+            return binary(op, a, b, count: arguments.count)
         default:
             var values: [FlagValue] = []
             values.reserveCapacity(arguments.count)
@@ -68,10 +74,8 @@ extension FlagRuleEvaluator {
         }
     }
 
-    /// The eager operators, over evaluated operands.
-    func apply(_ op: FlagOperator, _ values: [FlagValue], scope: FlagValue?) -> FlagValue {
-        let a = values.first ?? .null
-        let b = values.count > 1 ? values[1] : FlagValue.null
+    /// The comparisons and string tests of two operands (`count` says how many were given).
+    func binary(_ op: FlagOperator, _ a: FlagValue, _ b: FlagValue, count: Int) -> FlagValue {
         switch op {
         case .equal: return .bool(C.looseEquals(a, b))
         case .strictEqual: return .bool(C.strictEquals(a, b))
@@ -79,17 +83,32 @@ extension FlagRuleEvaluator {
         case .strictNotEqual: return .bool(!C.strictEquals(a, b))
         case .not: return .bool(!C.truthy(a))
         case .truthy: return .bool(C.truthy(a))
+        case .greater: return .bool(C.compare(a, b) == .orderedDescending)
+        case .greaterOrEqual:
+            let order = C.compare(a, b)
+            return .bool(order == .orderedDescending || order == .orderedSame)
+        case .startsWith, .endsWith:
+            guard count == 2, case .string(let text) = a, case .string(let affix) = b else { return .null }
+            if op == .startsWith { return .bool(text.utf8.starts(with: affix.utf8)) }
+            return .bool(text.utf8.count >= affix.utf8.count && text.utf8.suffix(affix.utf8.count).elementsEqual(affix.utf8))
+        default:
+            return apply(op, count == 0 ? [] : count == 1 ? [a] : [a, b], scope: nil)
+        }
+    }
+
+    /// The eager operators, over evaluated operands.
+    func apply(_ op: FlagOperator, _ values: [FlagValue], scope: FlagValue?) -> FlagValue {
+        let a = values.first ?? .null
+        let b = values.count > 1 ? values[1] : FlagValue.null
+        switch op {
+        case .equal, .strictEqual, .notEqual, .strictNotEqual, .not, .truthy, .greater, .greaterOrEqual, .startsWith, .endsWith:
+            return binary(op, a, b, count: values.count)
         case .less, .lessOrEqual:
             let allowed: Set<ComparisonResult> = op == .less ? [.orderedAscending] : [.orderedAscending, .orderedSame]
             guard let first = C.compare(a, b), allowed.contains(first) else { return .bool(false) }
             guard values.count > 2 else { return .bool(true) }
             guard let second = C.compare(b, values[2]) else { return .bool(false) }
             return .bool(allowed.contains(second))
-        case .greater:
-            return .bool(C.compare(a, b) == .orderedDescending)
-        case .greaterOrEqual:
-            let order = C.compare(a, b)
-            return .bool(order == .orderedDescending || order == .orderedSame)
         case .in:
             switch b {
             case .string(let text):
@@ -139,10 +158,6 @@ extension FlagRuleEvaluator {
             return FractionalOperator.evaluate(values, flagKey: flagKey, targetingKey: context.targetingKey)
         case .semVer:
             return SemanticVersionOperator.evaluate(values)
-        case .startsWith, .endsWith:
-            guard values.count == 2, case .string(let text) = a, case .string(let affix) = b else { return .null }
-            if op == .startsWith { return .bool(text.utf8.starts(with: affix.utf8)) }
-            return .bool(text.utf8.count >= affix.utf8.count && text.utf8.suffix(affix.utf8.count).elementsEqual(affix.utf8))
         case .ifThenElse, .ternary, .and, .or, .map, .filter, .reduce, .all, .none, .some:
             return .null // evaluated lazily by operate(_:_:scope:references:)
         }
