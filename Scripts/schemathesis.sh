@@ -2,8 +2,13 @@
 # The console's API, fuzzed: schemathesis (PyPI, CLI `st`) against a live `prefs serve`, driven
 # by the OpenAPI document the console itself serves at /api/openapi.json.
 #
+#   pip install -r Scripts/schemathesis-requirements.txt  # the pinned schemathesis
 #   swift build && bash Scripts/schemathesis.sh          # about 50 s on two cores, 2,500 requests
 #   SCHEMATHESIS_EXAMPLES=200 SCHEMATHESIS_SEED=1 bash Scripts/schemathesis.sh
+#
+# It runs only the schemathesis version Scripts/schemathesis-requirements.txt pins (and says
+# how to install it otherwise): a new release reads the document its own way, and CI must not
+# change with it unasked.
 #
 # Builds nothing: it runs the prefs of the last `swift build` (`swift build --show-bin-path`).
 # In a temporary directory it seeds a store (declared keys: an int with a default, a string with
@@ -15,9 +20,11 @@
 # number of examples per operation, and these checks: no 5xx (not_a_server_error); every
 # status, content type, header and body as the document says (status_code_conformance,
 # content_type_conformance, response_headers_conformance, response_schema_conformance); a
-# request without the token is refused (ignored_auth). `GET /api/events` is left out: it is a
-# stream that ends only when the client goes, which a request/response fuzzer cannot read to
-# its end; the console's event-stream tests cover it.
+# request without the token is refused (ignored_auth). `GET /api/events` is left out of those
+# runs: it is a stream that ends only when the client goes, so schemathesis reads each answer
+# until its request timeout. A third, short run fuzzes it alone (a few examples, 3 s each; its
+# `Last-Event-ID` header is fuzzed) and checks each event it read against the document
+# (schemathesis 4.32 reads an event stream as events of `event`, `data`, `id`, `retry`).
 #
 # After each run, "nothing written outside the keys it targets", from schemathesis's own record
 # of every request it sent (its HAR report): each key a PUT or DELETE named (in the path,
@@ -29,11 +36,18 @@
 # them may change.
 #
 # The server is stopped on any exit (trap). Bounded: 20 s for the server to answer, then each
-# `st run` under `timeout` (50 s and 100 s): under 3 minutes however slow the machine.
+# `st run` under `timeout` (50 s, 100 s and 90 s): under 5 minutes however slow the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-command -v st >/dev/null 2>&1 || { echo "schemathesis.sh: st not found (pip install schemathesis)" >&2; exit 1; }
+pinned=$(sed -n 's/^schemathesis==\([0-9.]*\)$/\1/p' Scripts/schemathesis-requirements.txt)
+[ -n "$pinned" ] || { echo "schemathesis.sh: Scripts/schemathesis-requirements.txt pins no schemathesis==VERSION" >&2; exit 1; }
+command -v st >/dev/null 2>&1 || { echo "schemathesis.sh: st not found: pip install -r Scripts/schemathesis-requirements.txt" >&2; exit 1; }
+installed=$(st --version 2>/dev/null | sed -n 's/.*version \([0-9.]*\).*/\1/p')
+if [ "$installed" != "$pinned" ]; then
+    echo "schemathesis.sh: schemathesis ${installed:-(unknown version)} is installed, $pinned is pinned: pip install -r Scripts/schemathesis-requirements.txt" >&2
+    exit 1
+fi
 prefs="$(swift build --show-bin-path)/prefs"
 [ -x "$prefs" ] || { echo "schemathesis.sh: $prefs not found: run swift build first" >&2; exit 1; }
 
@@ -176,6 +190,20 @@ PY
 fuzz writer "$(cat "$work/writer.token")" "${SCHEMATHESIS_WRITER_EXAMPLES:-25}" 50 fuzz. || status=1
 # An admin: every route reached, writes and reveals allowed.
 fuzz admin "$(cat "$work/admin.token")" "${SCHEMATHESIS_EXAMPLES:-60}" 100 || status=1
+
+# The event stream alone: each answer read for 3 s, its events checked against the document.
+started=$SECONDS
+events=0
+(cd "$work" && timeout --kill-after=5 90 st run "${url}api/openapi.json" \
+    --header "Authorization: Bearer $token" \
+    --include-path /api/events \
+    --max-examples "${SCHEMATHESIS_EVENT_EXAMPLES:-3}" \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+    --request-timeout 3 \
+    --workers 1 \
+    --no-color "${seed[@]}") || events=$?
+echo "schemathesis.sh: events: st run exit $events in $((SECONDS - started)) s"
+[ $events -eq 0 ] || status=1
 
 if [ $status -ne 0 ]; then
     echo "schemathesis.sh: the server's standard error (last lines):" >&2

@@ -26,7 +26,8 @@ struct HistoryCommand: ParsableCommand {
             ` for alice: "why"` (the reason on one line, escaped, cut after 200 characters) and \
             are "actor" and "reason" in JSON, each absent when unknown. A change of a secret key \
             (`declare --secret`) never shows its value: `= (secret, digest 1a2b3c4d5e6f)` (the \
-            first 12 hex digits of a keyed digest: equal digests, equal values), in JSON \
+            first 12 hex digits of a digest keyed by the file, the key and the value: equal \
+            digests of one key, equal values; two keys never share one), in JSON \
             "value": null, "secret": true and "digest" (absent when a SQL client wrote it). \
             Entries written while a key was secret stay masked after `undeclare`.
             """

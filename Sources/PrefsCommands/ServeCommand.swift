@@ -32,7 +32,9 @@ struct ServeCommand: AsyncParsableCommand {
             not an IP address, a token file or tokens file that is missing, cannot be read, is \
             empty, malformed or that others can read, a port in use) is one line and exit \
             status 1. A connection that sends no complete request head for \
-            \(Int(idleTimeout)) seconds, or idles that long between requests, is closed; at most \
+            \(Int(idleTimeout)) seconds, or idles that long between requests, is closed; so is one \
+            whose request body does not arrive whole within \(Int(idleTimeout)) seconds of its head, \
+            or whose client reads nothing of a response for \(Int(idleTimeout)) seconds; at most \
             \(maximumConnections) connections are open at once. Stops and exits 0 on SIGINT \
             (Ctrl-C) or SIGTERM.
             """
@@ -52,7 +54,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A tokens file (prefs token add): names, roles and key prefixes; read again when it changes.", valueName: "file"))
     var tokens: String?
 
-    /// Seconds a connection may take to send a request head, or stay idle between requests.
+    /// Seconds a connection may take to send a request head, or stay idle between requests;
+    /// and a request's body to arrive after its head, or a response to be left unread
+    /// (``RequestDeadlineHandler``).
     static let idleTimeout: Int64 = 15
     /// Connections open at once; more wait in the listen backlog until one closes.
     static let maximumConnections = 256
@@ -98,7 +102,12 @@ struct ServeCommand: AsyncParsableCommand {
         let who = ownerOnly ? " for \(Self.userName()) only (other users get 403; --tokens or --token-file serves them)" : ""
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(Self.idleTimeout))),
+            // The idle timer covers heads and idleness; the deadline handler (one per
+            // connection) the body a head announced and a response the client stops reading.
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [RequestDeadlineHandler(bodyTimeout: .seconds(Self.idleTimeout),
+                                                                   writeTimeout: .seconds(Self.idleTimeout))],
+                idleTimeout: .seconds(Self.idleTimeout))),
             configuration: .init(address: .hostname(address.text, port: port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumConnections, logger: logger)),
             onServerRunning: { channel in

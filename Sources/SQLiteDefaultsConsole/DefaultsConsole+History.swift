@@ -12,8 +12,9 @@ extension DefaultsConsole {
 
     /// `GET api/history?key=K&limit=N&before=SEQ`: the key's newest changes (every key's when
     /// `key` is absent; `key` may repeat), newest first, older than `before` when given, with
-    /// the members of `prefs history --json` (``ConsoleJSON/historyEntry(_:declaredType:secret:)``:
-    /// `actor` and `reason` when known; a secret's value never); an unknown key has none (`[]`). 400 `{"error"}` for
+    /// the members of `prefs history --json` (``ConsoleJSON/historyEntry(_:declaredType:secret:showsDigest:)``:
+    /// `actor` and `reason` when known; a secret's value never, its digest only for a principal
+    /// that may read it); an unknown key has none (`[]`). 400 `{"error"}` for
     /// an empty key, a bad limit or cursor.
     ///
     /// A full page (`limit` entries) says where the next one starts: `X-History-Next-Before:
@@ -46,6 +47,8 @@ extension DefaultsConsole {
             headers[HTTPField.Name("Link")!] = "<" + request.path + "?" + items.joined(separator: "&") + ">; rel=\"next\""
         }
         let catalog = self.catalog
+        // Read now: the body is written after the route returns, outside the principal's scope.
+        let showsDigests = (ConsolePrincipal.current ?? .owner).mayReadSecrets
         let body = ConsoleResponse.Body.stream { write in
             var chunk = "["
             var written = 0
@@ -57,7 +60,8 @@ extension DefaultsConsole {
                 let page = read.prefix { $0.sequence >= sequences[sequences.count - 1] }
                 for entry in page {
                     chunk += (written == 0 ? "\n" : ",\n") + ConsoleJSON.historyEntry(entry, declaredType: declaredTypes[entry.key],
-                                                                                        secret: secrets.contains(entry.key))
+                                                                                        secret: secrets.contains(entry.key),
+                                                                                        showsDigest: showsDigests)
                     written += 1
                     if chunk.utf8.count >= Self.historyChunkSize {
                         try await write(chunk)

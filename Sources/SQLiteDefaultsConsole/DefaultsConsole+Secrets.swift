@@ -17,7 +17,7 @@ extension DefaultsConsole {
         case .success(.bytes): return ConsoleResponses.json(ConsoleJSON.error("a key that is not UTF-8 is never secret"), status: .notFound)
         case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
         }
-        guard principal.role == .admin else {
+        guard principal.mayReadSecrets else {
             let who = principal.name.map(ValueFormatting.quoted) ?? "this user"
             return ConsoleResponses.json(ConsoleJSON.error("\(who) may not reveal a secret (only role admin may)"), status: .forbidden)
         }

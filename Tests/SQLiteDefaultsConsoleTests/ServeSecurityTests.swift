@@ -106,5 +106,30 @@ struct ServeSecurityTests {
         serve.send(SIGTERM)
         #expect(await serve.exitStatus() == 0)
     }
+
+    @Test("A client with no token that announces a 1 MB body and sends a byte every second is closed (the 401 does not end it), and the server still answers")
+    func trickledBodyClosed() async throws {
+        let directory = try TemporaryDirectory()
+        let tokenFile = directory.path + "/token"
+        try Data("t0ken\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+        #expect(chmod(tokenFile, 0o600) == 0)
+        let serve = try ServeProcess(database: directory.path + "/defaults.sqlite", ["--port", "0", "--token-file", tokenFile])
+        let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
+        let trickle = try RawHTTPConnection(port: port)
+        try trickle.write(Data("PUT /api/keys/x HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n".utf8))
+        // One byte a second, each of which an idle timer counts as activity; the server must
+        // close the connection anyway (15 s after the head), well within the test's 90 s.
+        let closed = try await onOwnThread { () -> Bool in
+            for _ in 0..<90 {
+                if trickle.waitForClose(timeout: .seconds(1)) { return true }
+                do { try trickle.write(Data("x".utf8)) } catch { return true }
+            }
+            return false
+        }
+        #expect(closed, "a trickled body holds its connection")
+        #expect(try await onOwnThread { try RawHTTPConnection.request(port: port, "GET", "/api/keys", headers: ["Authorization": "Bearer t0ken"]) }.status == 200)
+        serve.send(SIGTERM)
+        #expect(await serve.exitStatus() == 0)
+    }
 }
 #endif

@@ -35,6 +35,9 @@ enum HistoryLog {
         /// The entry's key is TEXT: a key bound as a BLOB (a file from before schema 10) is no
         /// key of the store, and readers skip its entries.
         var keyIsText = true
+        /// For a sealed secret's entry: the digest history shows, keyed by the key and the
+        /// value (``SecretSeal/shownDigest(_:key:fileKey:)``); set by the reads of entries.
+        var digest: String?
     }
 
     /// The columns ``row(_:)`` reads; the writer's are ``writerColumns(identity:)``. A file
@@ -74,7 +77,7 @@ enum HistoryLog {
             }
             rows.sort { $0.sequence > $1.sequence }
             if rows.count > limit { rows.removeSubrange(limit...) }
-            return rows
+            return try withDigests(rows, database: database)
         }
         let statement = try database.statement("""
             SELECT \(columns) FROM defaults_changes
@@ -84,7 +87,7 @@ enum HistoryLog {
         try statement.bind(before ?? .max, at: 2)
         defer { statement.reset() }
         while try statement.step() { rows.append(row(statement)) }
-        return rows
+        return try withDigests(rows, database: database)
     }
 
     /// Up to `limit` entries after `sequence`, oldest first: the next page of a change feed.
@@ -99,7 +102,24 @@ enum HistoryLog {
         try statement.bind(Int64(limit), at: 2)
         var rows: [Row] = []
         while try statement.step() { rows.append(row(statement)) }
-        return rows
+        return try withDigests(rows, database: database)
+    }
+
+    /// `rows` with each sealed secret's shown ``Row/digest``, the file's key read once.
+    private static func withDigests(_ rows: [Row], database: Database) throws -> [Row] {
+        guard rows.contains(where: { $0.sealed != nil }), let fileKey = try fileKey(database) else { return rows }
+        return rows.map { row in
+            var row = row
+            row.digest = row.sealed.flatMap { SecretSeal.shownDigest($0, key: row.key, fileKey: fileKey) }
+            return row
+        }
+    }
+
+    /// The file's own random key (`defaults_digest_key`, Migrations/0012); nil when it has none.
+    private static func fileKey(_ database: Database) throws -> [UInt8]? {
+        let statement = try database.statement("SELECT key FROM defaults_digest_key LIMIT 1")
+        defer { statement.reset() }
+        return try statement.step() ? statement.optionalBlob(at: 0) : nil
     }
 
     /// The oldest and newest entry numbers the log holds; nil when it is empty. Both ends of
@@ -168,10 +188,7 @@ enum HistoryLog {
         if statement.optionalInt64(at: 2) == 1 { return (key, nil) }
         if statement.optionalInt64(at: 4) == 1 {
             guard let sealed = statement.optionalBlob(at: 5) else { return nil }
-            let fileKey = try database.statement("SELECT key FROM defaults_digest_key LIMIT 1")
-            defer { fileKey.reset() }
-            guard try fileKey.step(), let keyBytes = fileKey.optionalBlob(at: 0),
-                  let value = SecretSeal.open(sealed, fileKey: keyBytes) else { return nil }
+            guard let keyBytes = try fileKey(database), let value = SecretSeal.open(sealed, fileKey: keyBytes) else { return nil }
             return (key, value)
         }
         if statement.optionalInt64(at: 3) != nil { return nil }

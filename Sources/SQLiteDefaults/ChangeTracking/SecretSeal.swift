@@ -19,6 +19,13 @@ import Foundation
 /// the check that an opened seal is whole. The key lives in the file, beside the value itself:
 /// the seal keeps the history's copies out of every output and every dump of the log, not
 /// from someone who can read the file (who can read the current value anyway).
+///
+/// The sealed digest depends on the value alone, so it is never shown: history shows
+/// ``shownDigest(_:key:fileKey:)``, which is keyed by the entry's key as well. Were it not,
+/// anyone who may write one secret key and read the history could write guesses there and
+/// compare their digests with another secret key's (an oracle across keys). It is computed
+/// when an entry is read, from the sealed digest, so entries sealed before it existed show
+/// it too and the log's format did not change.
 enum SecretSeal {
     /// The length of the file's key, in bytes.
     static let keyLength = 32
@@ -36,9 +43,16 @@ enum SecretSeal {
         return digest + nonce + xor(message, keystream(subkey(fileKey, "seal"), nonce: nonce, count: message.count))
     }
 
-    /// The digest a sealed entry carries, as lowercase hex; nil when `sealed` is too short.
-    static func digest(_ sealed: [UInt8]) -> String? {
-        sealed.count >= 48 ? SHA256.hex(Array(sealed.prefix(32))) : nil
+    /// The digest history shows for the sealed entry `sealed` of `key`, as lowercase hex: an
+    /// HMAC-SHA-256, under a subkey of the file's key, of the key's UTF-8 length (8 bytes, big
+    /// endian), its bytes, and the seal's digest of the value. Equal values of one key have
+    /// equal digests; equal values of two keys do not; and none can be computed from a guess
+    /// without the file. nil when `sealed` is too short to hold a digest.
+    static func shownDigest(_ sealed: [UInt8], key: String, fileKey: [UInt8]) -> String? {
+        guard sealed.count >= 48 else { return nil }
+        let name = Array(key.utf8)
+        let length = withUnsafeBytes(of: UInt64(name.count).bigEndian) { Array($0) }
+        return SHA256.hex(SHA256.hmac(key: subkey(fileKey, "shown digest"), message: length + name + Array(sealed.prefix(32))))
     }
 
     /// The value a sealed entry holds, opened with the file's key; nil when the seal is not

@@ -72,9 +72,11 @@ public enum DefaultsHistoryValue<Value: Sendable>: Sendable {
     case undecodable(SQLiteValue)
     /// The change wrote a value of a secret key (``DefaultsDeclaration/isSecret``): the history
     /// keeps that it changed, and, when this library wrote it, `digest` — HMAC-SHA-256 of the
-    /// value under the file's own random key, as hex. Two entries with equal digests wrote
-    /// equal values; the value cannot be found from its digest without the file. `nil` when
-    /// another SQL client wrote the value (the triggers have no keyed hash of their own).
+    /// key and the value under the file's own random key, as hex. Two entries of one key with
+    /// equal digests wrote equal values; entries of two keys never share a digest, so writing
+    /// guesses to one secret key tells nothing of another's value; and the value cannot be
+    /// found from its digest without the file. `nil` when another SQL client wrote the value
+    /// (the triggers have no keyed hash of their own).
     case secret(digest: String?)
 
     /// The value written, or `nil` when the row was removed, the value was too large to keep or

@@ -16,7 +16,7 @@ extension StoreEngine {
         if row.isRemoved {
             value = .removed
         } else if row.isSecret {
-            value = .secret(digest: row.sealed.flatMap(SecretSeal.digest))
+            value = .secret(digest: row.digest)
         } else if let omitted = row.omitted {
             value = .tooLargeToKeep(byteCount: omitted)
         } else if let stored = row.value {

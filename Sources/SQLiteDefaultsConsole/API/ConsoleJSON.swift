@@ -16,7 +16,7 @@ enum ConsoleJSON {
     /// the value as `prefs read` prints it (null when unset; `true`/`false` for a declared bool),
     /// `type` the CLI type word the page edits it by, `storage` the storage class held now (null
     /// when unset), `default` and `summary` null when none, `allowed` an array of raw values or
-    /// null, `changed` the key's last change as one object of ``historyEntry(_:declaredType:secret:)``
+    /// null, `changed` the key's last change as one object of ``historyEntry(_:declaredType:secret:showsDigest:)``
     /// (null when the history keeps none), `writable` whether `principal` may change or remove it.
     ///
     /// A secret key's `value`, `text`, `default` and `defaultText` are null and `storage` is
@@ -46,7 +46,7 @@ enum ConsoleJSON {
         members.append(#""defaultText":"# + (defaultValue.map { ExportFormat.quote(text($0, declared: declaration?.type)) } ?? "null"))
         members.append(#""summary":"# + (declaration?.summary.map(ExportFormat.quote) ?? "null"))
         members.append(#""allowed":"# + (declaration?.allowedValues.map { "[" + $0.map(ExportFormat.quote).joined(separator: ",") + "]" } ?? "null"))
-        members.append(#""changed":"# + (entry.lastChange.map { historyEntry($0, secret: secret) } ?? "null"))
+        members.append(#""changed":"# + (entry.lastChange.map { historyEntry($0, secret: secret, showsDigest: principal.mayReadSecrets) } ?? "null"))
         let writable = entry.keyBytes.map { principal.mayWrite(keyBytes: Array($0)) } ?? principal.mayWrite(key: entry.key)
         members.append(#""writable":"# + (writable ? "true" : "false"))
         return "{" + members.joined(separator: ",") + "}"
@@ -55,14 +55,17 @@ enum ConsoleJSON {
     /// One history entry, with the members of `prefs history --json`: `{"seq", "key", "type",
     /// "value", "omitted", "secret", "digest", "time", "writer", "actor", "reason"}`. `type` only
     /// for a declared key; `value` null when the change removed the key, wrote a value too large
-    /// to keep (`omitted` then gives its size) or wrote a secret; `secret: true` and `digest`
-    /// (when the history has one) for a secret's change; `actor` and `reason` left out when
-    /// the change does not say them.
+    /// to keep (`omitted` then gives its size) or wrote a secret; `secret: true` for a secret's
+    /// change, with its `digest` (when the history has one) only when `showsDigest` (the
+    /// principal may read the value: ``ConsolePrincipal/mayReadSecrets``), so that nobody who
+    /// may write a secret key but not read it can compare digests of guesses; `actor` and
+    /// `reason` left out when the change does not say them.
     ///
     /// `secret` masks a value the history kept in plain text (a key declared secret whose
     /// older entry a file of an earlier version kept): the console never sends a secret key's
     /// value, whatever the entry holds.
-    static func historyEntry(_ entry: DefaultsHistoryEntry<SQLiteValue>, declaredType: DefaultsValueKind? = nil, secret: Bool = false) -> String {
+    static func historyEntry(_ entry: DefaultsHistoryEntry<SQLiteValue>, declaredType: DefaultsValueKind? = nil, secret: Bool = false,
+                             showsDigest: Bool = false) -> String {
         var members = [
             #""seq":\#(entry.sequence)"#,
             #""key":"# + ExportFormat.quote(entry.key),
@@ -72,7 +75,7 @@ enum ConsoleJSON {
         case .secret(let digest):
             members.append(#""value":null"#)
             members.append(#""secret":true"#)
-            if let digest { members.append(#""digest":"# + ExportFormat.quote(digest)) }
+            if showsDigest, let digest { members.append(#""digest":"# + ExportFormat.quote(digest)) }
         case .value where secret, .undecodable where secret:
             members.append(#""value":null"#)
             members.append(#""secret":true"#)

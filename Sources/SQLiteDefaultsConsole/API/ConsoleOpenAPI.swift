@@ -87,7 +87,8 @@ enum ConsoleOpenAPI {
         var requestBody: [String: Any]?
         let summary: String
         // Every route: the security rules' refusals. 413 too: a body over the limit is refused
-        // by its Content-Length whatever the method.
+        // by its Content-Length whatever the method; 400 for a query that does not decode.
+        responses["400"] = ref(response: "BadRequest")
         responses["403"] = ref(response: "Forbidden")
         responses["413"] = ref(response: "TooLarge")
         if context.tokenRequired { responses["401"] = ref(response: "Unauthorized") }
@@ -173,8 +174,12 @@ enum ConsoleOpenAPI {
                                "schema": ["type": "string", "pattern": "^[0-9]+$"],
                                "description": "Resume after this sequence: every change after it first, or one `event: compacted`."])
             responses["400"] = ref(response: "BadRequest")
-            responses["200"] = content("text/event-stream", ["type": "string"],
-                                       "a stream of `data:` lines, each an Event object; `event: compacted`, `declarations`, `overflow`")
+            // OpenAPI 3.0 has no schema for a stream: before 3.2's `itemSchema`, a reader such
+            // as schemathesis (4.32) takes an event stream's `schema` to describe each event,
+            // as it parses one: `data` (its lines joined), `event` (`message` when unnamed),
+            // `id` and `retry` when sent.
+            responses["200"] = content("text/event-stream", ref(schema: "ServerSentEvent"),
+                                       "a stream of events, each described by ServerSentEvent: a change (`message`, its `data` an Event object as JSON), or `compacted`, `declarations`, `overflow`")
         case .openAPI:
             summary = "This document"
             responses["200"] = json(["type": "object"], "the OpenAPI document")
@@ -317,7 +322,7 @@ enum ConsoleOpenAPI {
                 "value": value("the value written; null for a removal, a secret, or a value too large to keep"),
                 "omitted": ["type": "integer", "description": "the size of a value too large to keep"],
                 "secret": ["type": "boolean"],
-                "digest": string(),
+                "digest": string(nullable: false, "for a secret written by this library, to a principal that may read it (an admin): an HMAC of the key and the value under the file's own key, hex"),
                 "time": ["type": "string", "format": "date-time"],
                 "writer": ref(schema: "Writer"),
                 "actor": string(),
@@ -365,6 +370,14 @@ enum ConsoleOpenAPI {
                          "description": "the type to parse the value as (a declared key's must be its own)"],
                 "reason": string("why, recorded in the history (at most 16 KiB of UTF-8)"),
             ], required: ["value"], closed: true),
+            "ServerSentEvent": object([
+                // No enum: a stream may name events a client does not know, and skips them.
+                "event": ["type": "string", "minLength": 1,
+                          "description": "the event's name: `message` (no `event:` line) for a change; `compacted`, `declarations`, `overflow`"],
+                "data": string("the `data:` lines, joined: JSON (an Event object for a change; `{\"oldest\": SEQ, \"newest\": SEQ}` for `compacted`, `{}` for the others)"),
+                "id": ["type": "string", "pattern": "^[0-9]+$", "description": "a change's history sequence (`id:`), for `Last-Event-ID`"],
+                "retry": ["type": "integer", "minimum": 0, "description": "the reconnection delay in milliseconds"],
+            ], required: ["event", "data"]),
             "Event": object([
                 "seq": ["type": "integer", "format": "int64"],
                 "key": string(),

@@ -34,7 +34,7 @@ struct HistoryQuery: Equatable {
         guard limits.count <= 1 else { throw RequestValue.Refusal("limit must be given once") }
         guard befores.count <= 1 else { throw RequestValue.Refusal("before must be given once") }
         if let text = befores.first {
-            guard let before = Int64(text), before > 0 else {
+            guard let before = Self.wholeNumber(text), before > 0 else {
                 throw RequestValue.Refusal("before must be a history sequence number (a whole number above 0), not \(ValueFormatting.quoted(String(text)))")
             }
             self.before = before
@@ -45,10 +45,17 @@ struct HistoryQuery: Equatable {
             limit = 100
             return
         }
-        guard let requested = Int(text), requested >= 0 else {
+        guard let requested = Self.wholeNumber(text).map({ Int($0) }) else {
             throw RequestValue.Refusal("limit must be a whole number from 0 (a page holds at most \(Self.maximumLimit); read further with before=SEQ), not \(ValueFormatting.quoted(String(text)))")
         }
         limit = min(requested, Self.maximumLimit)
+    }
+
+    /// `text` as a whole number written in ASCII digits alone; nil for a sign (`+5` is not 5:
+    /// what is read one way only is refused another), a space, or past `Int64.max`.
+    static func wholeNumber(_ text: Substring) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return Int64(text)
     }
 }
 #endif

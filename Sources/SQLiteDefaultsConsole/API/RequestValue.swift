@@ -28,8 +28,9 @@ enum RequestValue {
     }
 
     /// The value to store for `key` and the reason, from the request body's bytes.
-    /// - Throws: ``Refusal`` for a body that is not such an object, a `reason` that is not a
-    ///   string, or a value that does not fit.
+    /// - Throws: ``Refusal`` for a body that is not such an object, a member given twice (the
+    ///   import reader refuses a key named twice alike: which one counts would be a guess),
+    ///   a `reason` that is not a string, or a value that does not fit.
     static func decode(_ body: [UInt8], key: String, declared: ValueType?) throws(Refusal) -> Parsed {
         let document: JSONDocument
         do {
@@ -43,7 +44,12 @@ enum RequestValue {
         var valueNode: JSONDocument.Node?
         var requested: ValueType?
         var reason: String?
+        // Names compared by bytes, after JSON's escapes: `"v\u0061lue"` is "value" again.
+        var seen = Set<[UInt8]>()
         for member in members {
+            guard seen.insert(Array(member.name.utf8)).inserted else {
+                throw Refusal("the body gives \(ValueFormatting.quoted(member.name)) twice; give each member once")
+            }
             switch (member.name, member.value) {
             case ("value", let node):
                 valueNode = node

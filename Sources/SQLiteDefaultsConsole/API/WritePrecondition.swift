@@ -14,7 +14,10 @@ import SQLiteDefaults
 /// - `If-None-Match: *`: only if it is not (create only).
 ///
 /// Anything else (an unquoted or non-numeric tag, a list of tags, both headers, an
-/// `If-None-Match` that is not `*`) is malformed: 400, nothing written.
+/// `If-None-Match` that is not `*`) is malformed: 400, nothing written. SEQ is read exactly
+/// as an `ETag` writes it: decimal digits, no sign, no space, no leading zero (`"+5"`, `"05"`
+/// and `"-0"` are not version 5 or 0 but malformed), since an entity tag is compared as
+/// text and a tag that only parses to a version was not sent by this console.
 enum WritePrecondition: Equatable {
     /// No condition.
     case none
@@ -44,8 +47,7 @@ enum WritePrecondition: Equatable {
             var quoted = Substring(tag)
             if quoted.hasPrefix("W/") { quoted = quoted.dropFirst(2) }
             guard quoted.count >= 3, quoted.first == "\"", quoted.last == "\"",
-                  let version = Int64(quoted.dropFirst().dropLast()), version >= 0,
-                  quoted.dropFirst().dropLast().allSatisfy(\.isASCII) else {
+                  let version = Self.version(quoted.dropFirst().dropLast()) else {
                 throw RequestValue.Refusal(#"If-Match must be one version as an entity tag, such as "12" (quoted, the key's seq), or *"#)
             }
             self = .version(version)
@@ -57,6 +59,16 @@ enum WritePrecondition: Equatable {
         default:
             throw RequestValue.Refusal("give one If-Match or one If-None-Match header, not several")
         }
+    }
+
+    /// The version `text` writes as an `ETag` does: `0`, or a digit 1–9 and more digits; nil
+    /// for anything else (a sign, a space, a leading zero, a digit that is not ASCII, past
+    /// `Int64.max`).
+    static func version(_ text: Substring) -> Int64? {
+        let digits = text.utf8
+        guard let first = digits.first, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
+        return Int64(text)
     }
 
     /// Why the condition does not hold (412, nothing written).

@@ -56,8 +56,9 @@ package struct ConsoleRequest: Sendable {
         self.collectBody = collectBody
     }
 
-    /// Every value of the query item `name`, percent-decoded (a value that does not decode is
-    /// kept as sent; `+` stays `+`), in order.
+    /// Every value of the query item `name`, percent-decoded (`+` stays `+`), in order. A value
+    /// that does not decode is kept as sent, but never reaches a route: the security rules
+    /// refuse such a query first (400).
     package func queryValues(_ name: String) -> [Substring] {
         guard let query else { return [] }
         return query.split(separator: "&").compactMap { item -> Substring? in

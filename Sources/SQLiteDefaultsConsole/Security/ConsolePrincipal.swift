@@ -54,6 +54,10 @@ public struct ConsolePrincipal: Sendable, Hashable {
         }
     }
 
+    /// Whether this principal may read a secret key's value (reveal it): an admin only. What
+    /// stands for a secret's value — its history digest — is shown to such a principal alone.
+    var mayReadSecrets: Bool { role == .admin }
+
     /// Whether this principal may send a request with `method` at all (before its key is
     /// known): a reader only `GET` and `HEAD`.
     public func mayUse(method: String) -> Bool {

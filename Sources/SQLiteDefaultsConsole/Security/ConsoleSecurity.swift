@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 import HTTPTypes
+import PrefsFormats
 
 /// The console's security rules, one middleware in front of every route (page, assets, API,
 /// events), checked in this order:
@@ -22,6 +23,10 @@ import HTTPTypes
 ///    and one with a body needs `Content-Type: application/json` → else 403.
 /// 5. A body over the limit → 413 (the `Content-Length` is checked here; a chunked body is
 ///    cut off where it passes the limit when it is read).
+/// 6. A query item that does not percent-decode to UTF-8 (`?key=a.%FF`, a `%` without two hex
+///    digits) → 400: read as sent it would name another key, reason or cursor than the one
+///    meant, as a path segment that does not decode is refused; a key that is not UTF-8 is
+///    named by its bytes (`keyHex=`).
 ///
 /// The routes run with ``ConsolePrincipal/current`` set to the request's principal; the key
 /// routes check it against the key they change (a `write` token's prefixes).
@@ -124,6 +129,10 @@ struct ConsoleSecurity: Sendable {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > configuration.maximumBodySize {
             return Self.refusal(.contentTooLarge, "the body is over \(configuration.maximumBodySize) bytes")
         }
+        if let name = Self.undecodableQueryItem(request.query) {
+            let hint = name == "key" ? "; a key that is not UTF-8 is named by keyHex=HEX (its bytes, two hex digits each)" : ""
+            return Self.refusal(.badRequest, "the query item \(ValueFormatting.quoted(name)) is not percent-encoded UTF-8 (each % starts two hex digits, and the bytes must be UTF-8)\(hint); nothing was done")
+        }
         return try await ConsolePrincipal.$current.withValue(principal) {
             try await ConsoleCredential.$stillValid.withValue(stillValid) {
                 try await next(request)
@@ -187,6 +196,19 @@ struct ConsoleSecurity: Sendable {
         headers[.setCookie] = "\(name)=\(session); Path=\(folder.isEmpty ? "/" : folder); HttpOnly; SameSite=Strict"
         headers[.cacheControl] = "no-store"
         return ConsoleResponse(status: .seeOther, headers: headers)
+    }
+
+    /// The name (as sent) of the first query item whose name or value does not percent-decode
+    /// to UTF-8; nil when every one does.
+    static func undecodableQueryItem(_ query: String?) -> String? {
+        guard let query else { return nil }
+        for item in query.split(separator: "&") {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.contains(where: { $0.contains("%") && $0.removingPercentEncoding == nil }) {
+                return parts[0].removingPercentEncoding ?? String(parts[0])
+            }
+        }
+        return nil
     }
 
     /// Whether the request says it has a body.

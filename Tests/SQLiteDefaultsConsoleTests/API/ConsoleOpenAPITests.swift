@@ -1,4 +1,5 @@
 #if Console && Prefs
+import DefaultsTestSupport
 import Foundation
 import HTTPTypes
 import NIOCore
@@ -154,6 +155,8 @@ struct ConsoleOpenAPITests {
             Probe(route: .secret, method: .get, uri: base + "/api/keys/timeout/secret", expected: .notFound),
             Probe(route: .secretByQuery, method: .get, uri: base + "/api/secret?key=api.token", headers: headers(reader), expected: .forbidden),
             Probe(route: .secretByQuery, method: .get, uri: base + "/api/secret", expected: .badRequest),
+            Probe(route: .putKeyByQuery, method: .put, uri: base + "/api/keys?key=a.%FF", headers: write, body: #"{"value": "a"}"#, expected: .badRequest),
+            Probe(route: .keys, method: .get, uri: base + "/api/keys?x=%C3", expected: .badRequest),
         ]
     }
 
@@ -191,9 +194,68 @@ struct ConsoleOpenAPITests {
                 }
             }
             // The refusals this test is about, each reached at least once.
-            for needed in ["listKeys 401", "listKeys 403", "deleteKey 404", "putKey 400", "putKey 412", "deleteKey 412", "putKey 413", "revealSecretByQuery 403"] {
+            for needed in ["listKeys 400", "listKeys 401", "listKeys 403", "deleteKey 404", "putKey 400", "putKey 412", "deleteKey 412", "putKey 413", "revealSecretByQuery 403"] {
                 #expect(reached.contains(needed), "\(needed)")
             }
+        }
+    }
+}
+
+extension ConsoleOpenAPITests {
+    @Test("each event of the stream has the shape the document declares, read as schemathesis 4.32 reads an event stream (event, data, id)",
+          arguments: ConsoleMount.all)
+    func eventsMatchTheirSchema(mount: ConsoleMount) async throws {
+        let fixture = try Self.fixture(mount: mount)
+        try await fixture.test(.live) { client in
+            let port = try #require(client.port)
+            let document = try await Self.document(client, "/\(Self.prefix)/api/openapi.json")
+            let operation = (document["paths"] as? [String: Any])?["/api/events"] as? [String: Any]
+            let ok = ((operation?["get"] as? [String: Any])?["responses"] as? [String: Any])?["200"] as? [String: Any]
+            let schema = try #require(((ok?["content"] as? [String: Any])?["text/event-stream"] as? [String: Any])?["schema"], "\(String(describing: ok))")
+            let changeSchema = try #require(((document["components"] as? [String: Any])?["schemas"] as? [String: Any])?["Event"])
+            let stream = try RawHTTPConnection(port: port)
+            try stream.send("GET", "/\(Self.prefix)/api/events", headers: ["Authorization": "Bearer " + Self.admin], host: "127.0.0.1:\(port)")
+            #expect(try await onOwnThread { try stream.head() }.status == 200)
+            try await client.execute(uri: "/\(Self.prefix)/api/keys/zz.marker", method: .put, headers: Self.headers(json: true),
+                                     body: ByteBuffer(string: #"{"value": 1}"#)) { #expect($0.status == .ok) }
+            // Events as schemathesis builds them: lines up to a blank one; `data` lines joined,
+            // `event` "message" when unnamed; a block without data (the opening comment and
+            // `retry:`) is no event.
+            let events = try await onOwnThread { () -> [[String: Any]] in
+                var events: [[String: Any]] = [], fields: [String: Any] = [:], data: [String] = []
+                while let line = try stream.line(timeout: .seconds(60)) {
+                    if line.isEmpty {
+                        if !data.isEmpty {
+                            fields["data"] = data.joined(separator: "\n")
+                            fields["event"] = fields["event"] ?? "message"
+                            events.append(fields)
+                            if (fields["data"] as? String)?.contains("zz.marker") == true { break }
+                        }
+                        fields = [:]
+                        data = []
+                        continue
+                    }
+                    if line.hasPrefix(":") { continue }
+                    let name = line.prefix { $0 != ":" }
+                    var value = line.dropFirst(name.count).dropFirst()
+                    if value.hasPrefix(" ") { value = value.dropFirst() }
+                    switch name {
+                    case "data": data.append(String(value))
+                    case "event", "id": fields[String(name)] = String(value)
+                    case "retry": fields["retry"] = Int(value)
+                    default: break
+                    }
+                }
+                return events
+            }
+            let marker = try #require(events.last, "no event arrived")
+            #expect((marker["data"] as? String)?.contains("zz.marker") == true)
+            for event in events {
+                #expect(OpenAPIShape.problems(event, schema, in: document).isEmpty, "\(event): \(OpenAPIShape.problems(event, schema, in: document))")
+            }
+            let change = try #require(parsedJSON(ByteBuffer(string: marker["data"] as? String ?? "")))
+            #expect(OpenAPIShape.problems(change, changeSchema, in: document).isEmpty, "\(change)")
+            #expect(marker["event"] as? String == "message" && marker["id"] is String)
         }
     }
 }

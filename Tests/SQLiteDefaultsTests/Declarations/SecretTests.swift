@@ -49,6 +49,29 @@ struct SecretTests {
         #expect(try digest(a.store) != digest(b.store))
     }
 
+    @Test("Equal values of two secret keys have different digests: writing guesses to one key tells nothing of the other")
+    func theDigestIsKeyedByTheKey() throws {
+        let temporary = try TemporaryDefaultsStore()
+        let store = temporary.store
+        let mine = DefaultsKey<String>("team-a.token", default: "", secret: true)
+        let theirs = DefaultsKey<String>("team-b.dbpass", default: "", secret: true)
+        try store.declare(mine, theirs)
+        store[theirs] = "winter2026"
+        store[mine] = "winter2026"
+        store[mine] = "summer2026"
+        store[mine] = "winter2026"
+        let digest = { (entry: DefaultsHistoryEntry<String>) -> String? in if case .secret(let digest) = entry.value { digest } else { nil } }
+        let target = try #require(try store.history(for: theirs, limit: 1).first.flatMap(digest))
+        let guesses = try store.history(for: mine, limit: 10).compactMap(digest)
+        #expect(guesses.count == 3 && !guesses.contains(target), "no digest of the same value under another key matches")
+        #expect(guesses[0] == guesses[2] && guesses[0] != guesses[1], "within one key, equal values still have equal digests")
+        // The untyped history (what the console reads) shows the same digest.
+        let fed = try store.history(keys: ["team-b.dbpass"], limit: 1).first.flatMap { entry -> String? in
+            if case .secret(let digest) = entry.value { digest } else { nil }
+        }
+        #expect(fed == target)
+    }
+
     @Test func declaringAKeySecretScrubsItsEarlierHistoryInTheSameTransaction() throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store

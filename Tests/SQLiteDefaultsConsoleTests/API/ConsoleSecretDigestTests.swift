@@ -1,0 +1,88 @@
+#if Console && Prefs
+import DefaultsTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import SQLiteDefaults
+import SQLiteDefaultsConsole
+import Testing
+
+/// A secret's digest is no oracle: it is keyed by the key as well as the value, and only a
+/// principal that may read the value (an admin) sees it, in `api/history` and in `api/keys`'
+/// last change.
+@Suite("Console: a secret's digest is shown only to who may read the value")
+struct ConsoleSecretDigestTests {
+    struct Served {
+        let fixture: ConsoleFixture
+        let admin: String, writer: String, reader: String
+    }
+
+    static func served(_ mount: ConsoleMount) throws -> Served {
+        var tokens = ConsoleTokens()
+        let admin = try tokens.add(name: "root", role: .admin)
+        let writer = try tokens.add(name: "alice", role: .write, prefixes: ["team-a."])
+        let reader = try tokens.add(name: "dashboards", role: .read)
+        let fixture = try ConsoleFixture(mount: mount, configuration: .init(tokens: tokens))
+        for name in ["team-a.token", "team-b.dbpass"] {
+            let key = DefaultsKey<String>(name, default: "", secret: true)
+            try fixture.store.declare(key)
+        }
+        try fixture.store.set("winter2026", for: DefaultsKey<String>("team-b.dbpass", default: "", secret: true))
+        return Served(fixture: fixture, admin: admin, writer: writer, reader: reader)
+    }
+
+    static func headers(_ token: String) -> HTTPFields {
+        var headers = jsonHeaders()
+        headers[.authorization] = "Bearer " + token
+        return headers
+    }
+
+    static func history(_ client: ConsoleTestClient, _ key: String, token: String) async throws -> [[String: Any]] {
+        try await client.execute(uri: "/api/history?key=" + key, method: .get, headers: headers(token)) { response in
+            #expect(response.status == .ok)
+            return parsedJSON(response.body) as? [[String: Any]] ?? []
+        }
+    }
+
+    static func listed(_ client: ConsoleTestClient, _ key: String, token: String) async throws -> [String: Any]? {
+        try await client.execute(uri: "/api/keys", method: .get, headers: headers(token)) { response in
+            let keys = (parsedJSON(response.body) as? [String: Any])?["keys"] as? [[String: Any]] ?? []
+            return keys.first { $0["key"] as? String == key }
+        }
+    }
+
+    @Test("A writer who writes a guess to its own secret key cannot compare digests: it sees none, and an admin's differ across keys",
+          arguments: ConsoleMount.all)
+    func noOracle(mount: ConsoleMount) async throws {
+        let served = try Self.served(mount)
+        try await served.fixture.test(.router) { client in
+            try await client.execute(uri: "/api/keys/team-a.token", method: .put, headers: Self.headers(served.writer),
+                                     body: ByteBuffer(string: #"{"value": "winter2026"}"#)) { #expect($0.status == .ok) }
+            for token in [served.writer, served.reader] {
+                for key in ["team-a.token", "team-b.dbpass"] {
+                    let entries = try await Self.history(client, key, token: token)
+                    #expect(entries.count == 1 && entries.allSatisfy { $0["secret"] as? Bool == true && $0["digest"] == nil }, "\(key): \(entries)")
+                    let changed = try #require(try await Self.listed(client, key, token: token))["changed"] as? [String: Any]
+                    #expect(changed?["secret"] as? Bool == true && changed?["digest"] == nil, "\(key): \(String(describing: changed))")
+                }
+                let all = try await client.execute(uri: "/api/history", method: .get, headers: Self.headers(token)) { $0.body.text }
+                #expect(!all.contains("digest"), "\(all)")
+            }
+            let a = try await Self.history(client, "team-a.token", token: served.admin).first?["digest"] as? String
+            let b = try await Self.history(client, "team-b.dbpass", token: served.admin).first?["digest"] as? String
+            #expect(a?.count == 64 && b?.count == 64, "an admin sees them")
+            #expect(a != b, "equal values of two keys: different digests")
+            let listed = try #require(try await Self.listed(client, "team-b.dbpass", token: served.admin))["changed"] as? [String: Any]
+            #expect(listed?["digest"] as? String == b)
+            // Equal values of one key still have equal digests: the admin can tell a value came back.
+            for value in ["spring2027", "winter2026"] {
+                try await client.execute(uri: "/api/keys/team-b.dbpass", method: .put, headers: Self.headers(served.admin),
+                                         body: ByteBuffer(string: #"{"value": "\#(value)"}"#)) { #expect($0.status == .ok) }
+            }
+            let digests = try await Self.history(client, "team-b.dbpass", token: served.admin).compactMap { $0["digest"] as? String }
+            #expect(digests.count == 3 && digests[0] == digests[2] && digests[0] != digests[1], "\(digests)")
+        }
+    }
+}
+#endif
