@@ -48,7 +48,7 @@ extension DefaultsConsole {
         }
         let catalog = self.catalog
         // Read now: the body is written after the route returns, outside the principal's scope.
-        let showsDigests = (ConsolePrincipal.current ?? .owner).mayReadSecrets
+        let principal = ConsolePrincipal.current ?? .owner
         let body = ConsoleResponse.Body.stream { write in
             var chunk = "["
             var written = 0
@@ -61,7 +61,7 @@ extension DefaultsConsole {
                 for entry in page {
                     chunk += (written == 0 ? "\n" : ",\n") + ConsoleJSON.historyEntry(entry, declaredType: declaredTypes[entry.key],
                                                                                         secret: secrets.contains(entry.key),
-                                                                                        showsDigest: showsDigests)
+                                                                                        showsDigest: principal.seesDigest(ofKeyBytes: Array(entry.key.utf8)))
                     written += 1
                     if chunk.utf8.count >= Self.historyChunkSize {
                         try await write(chunk)

@@ -46,8 +46,8 @@ enum ConsoleJSON {
         members.append(#""defaultText":"# + (defaultValue.map { ExportFormat.quote(text($0, declared: declaration?.type)) } ?? "null"))
         members.append(#""summary":"# + (declaration?.summary.map(ExportFormat.quote) ?? "null"))
         members.append(#""allowed":"# + (declaration?.allowedValues.map { "[" + $0.map(ExportFormat.quote).joined(separator: ",") + "]" } ?? "null"))
-        members.append(#""changed":"# + (entry.lastChange.map { historyEntry($0, secret: secret, showsDigest: principal.mayReadSecrets) } ?? "null"))
         let writable = entry.keyBytes.map { principal.mayWrite(keyBytes: Array($0)) } ?? principal.mayWrite(key: entry.key)
+        members.append(#""changed":"# + (entry.lastChange.map { historyEntry($0, secret: secret, showsDigest: writable || principal.mayReadSecrets) } ?? "null"))
         members.append(#""writable":"# + (writable ? "true" : "false"))
         return "{" + members.joined(separator: ",") + "}"
     }
@@ -57,8 +57,8 @@ enum ConsoleJSON {
     /// for a declared key; `value` null when the change removed the key, wrote a value too large
     /// to keep (`omitted` then gives its size) or wrote a secret; `secret: true` for a secret's
     /// change, with its `digest` (when the history has one) only when `showsDigest` (the
-    /// principal may read the value: ``ConsolePrincipal/mayReadSecrets``), so that nobody who
-    /// may write a secret key but not read it can compare digests of guesses; `actor` and
+    /// principal may read or write that key: ``ConsolePrincipal/seesDigest(ofKeyBytes:)``);
+    /// the digest is keyed by the key, so nobody can compare digests across keys; `actor` and
     /// `reason` left out when the change does not say them.
     ///
     /// `secret` masks a value the history kept in plain text (a key declared secret whose

@@ -54,9 +54,17 @@ public struct ConsolePrincipal: Sendable, Hashable {
         }
     }
 
-    /// Whether this principal may read a secret key's value (reveal it): an admin only. What
-    /// stands for a secret's value — its history digest — is shown to such a principal alone.
+    /// Whether this principal may read a secret key's value (reveal it): an admin only.
     var mayReadSecrets: Bool { role == .admin }
+
+    /// Whether this principal is shown the history digests of the secret key `key`: an admin,
+    /// and a principal that may write the key. The digest is keyed by the key, so it compares
+    /// values of that one key only: a writer learns whether a value it could write anyway came
+    /// back, and nothing of any other key (the cross-key oracle a value-only digest was). A
+    /// reader, and a writer outside its prefixes, get no digest.
+    func seesDigest(ofKeyBytes key: [UInt8]) -> Bool {
+        mayReadSecrets || mayWrite(keyBytes: key)
+    }
 
     /// Whether this principal may send a request with `method` at all (before its key is
     /// known): a reader only `GET` and `HEAD`.

@@ -9,9 +9,10 @@ import SQLiteDefaultsConsole
 import Testing
 
 /// A secret's digest is no oracle: it is keyed by the key as well as the value, and only a
-/// principal that may read the value (an admin) sees it, in `api/history` and in `api/keys`'
+/// principal that may read or write that key (an admin, a writer within its prefixes) sees it,
+/// in `api/history` and in `api/keys`'
 /// last change.
-@Suite("Console: a secret's digest is shown only to who may read the value")
+@Suite("Console: a secret's digest is shown only to who may read or write the key")
 struct ConsoleSecretDigestTests {
     struct Served {
         let fixture: ConsoleFixture
@@ -52,23 +53,28 @@ struct ConsoleSecretDigestTests {
         }
     }
 
-    @Test("A writer who writes a guess to its own secret key cannot compare digests: it sees none, and an admin's differ across keys",
+    @Test("A writer who writes a guess to its own secret key cannot compare digests across keys: it sees its own key's only, and they differ from another key's",
           arguments: ConsoleMount.all)
     func noOracle(mount: ConsoleMount) async throws {
         let served = try Self.served(mount)
         try await served.fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys/team-a.token", method: .put, headers: Self.headers(served.writer),
                                      body: ByteBuffer(string: #"{"value": "winter2026"}"#)) { #expect($0.status == .ok) }
-            for token in [served.writer, served.reader] {
+            // A reader sees no digest; the writer only those of the key it may write, which
+            // differ from the other key's digests of the same value.
+            for (token, seen) in [(served.reader, Set<String>()), (served.writer, ["team-a.token"])] {
                 for key in ["team-a.token", "team-b.dbpass"] {
                     let entries = try await Self.history(client, key, token: token)
-                    #expect(entries.count == 1 && entries.allSatisfy { $0["secret"] as? Bool == true && $0["digest"] == nil }, "\(key): \(entries)")
+                    #expect(entries.count == 1 && entries.allSatisfy { $0["secret"] as? Bool == true && ($0["digest"] != nil) == seen.contains(key) },
+                            "\(key): \(entries)")
                     let changed = try #require(try await Self.listed(client, key, token: token))["changed"] as? [String: Any]
-                    #expect(changed?["secret"] as? Bool == true && changed?["digest"] == nil, "\(key): \(String(describing: changed))")
+                    #expect(changed?["secret"] as? Bool == true && (changed?["digest"] != nil) == seen.contains(key), "\(key): \(String(describing: changed))")
                 }
                 let all = try await client.execute(uri: "/api/history", method: .get, headers: Self.headers(token)) { $0.body.text }
-                #expect(!all.contains("digest"), "\(all)")
+                #expect(all.contains("digest") == !seen.isEmpty, "\(all)")
             }
+            let own = try await Self.history(client, "team-a.token", token: served.writer).first?["digest"] as? String
+            #expect(own == (try await Self.history(client, "team-a.token", token: served.admin).first?["digest"] as? String))
             let a = try await Self.history(client, "team-a.token", token: served.admin).first?["digest"] as? String
             let b = try await Self.history(client, "team-b.dbpass", token: served.admin).first?["digest"] as? String
             #expect(a?.count == 64 && b?.count == 64, "an admin sees them")
