@@ -60,12 +60,12 @@ public struct DefaultsConsole: Sendable {
             case .page: page(request)
             case .script: ConsoleResponses.asset(ConsoleAssets.script, contentType: "text/javascript; charset=utf-8")
             case .style: ConsoleResponses.asset(ConsoleAssets.style, contentType: "text/css; charset=utf-8")
-            case .keys: listKeys()
+            case .keys: await onStoreThread { listKeys() }
             case .session: session()
             case .putKey, .putKeyByQuery: try await putKey(request)
-            case .deleteKey, .deleteKeyByQuery: deleteKey(request)
-            case .history: history(request)
-            case .secret, .secretByQuery: revealSecret(request)
+            case .deleteKey, .deleteKeyByQuery: await onStoreThread { deleteKey(request) }
+            case .history: await onStoreThread { history(request) }
+            case .secret, .secretByQuery: await onStoreThread { revealSecret(request) }
             case .events: events(request)
             case .openAPI: openAPIDocument(request)
             }

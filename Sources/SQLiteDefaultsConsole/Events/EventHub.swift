@@ -44,7 +44,7 @@ final class EventHub: Sendable {
                     return  // the store closed, or the client went (cancelled)
                 } catch let error as DefaultsError where error.code == .historyCompacted || error.code == .historyRewound {
                     let oldest = error.oldestKeptSequence ?? 0
-                    position = (try? store.newestSequence()) ?? position
+                    position = await (try? store.newestSequence()) ?? position
                     queue.push("id: \(position)\nevent: compacted\ndata: {\"oldest\":\(oldest),\"newest\":\(position)}\n\n")
                 } catch {
                     queue.finish()
