@@ -147,7 +147,7 @@ private struct Demo {
         defer { token.cancel() }
 
         let began = Date()
-        let result = try store.modify(key) { count -> Int in
+        let result = try await store.modify(key) { count -> Int in
             count += 1
             return count
         }

@@ -113,12 +113,16 @@ extension DefaultsConfigProvider: ConfigProvider {
     /// - Throws: the errors of ``value(forKey:type:)``.
     public func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws -> LookupResult {
         let name = try RowKey.name(of: key)
-        // By bytes: SQLite tells "é" and "e\u{301}" apart, Swift's `==` does not.
-        let row = try store.entries().first { $0.key.utf8.elementsEqual(name.utf8) }?.value
-        return LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
-            try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets,
-                                        declaredSecret: try store.secretKeysByBytes().contains(HashedKey(name)))
-        })
+        let (store, secrets) = (self.store, self.secrets)
+        // On the store's thread: these are reads of the file, never made on the shared pool.
+        return try await store.onStoreThread {
+            // By bytes: SQLite tells "é" and "e\u{301}" apart, Swift's `==` does not.
+            let row = try store.entries().first { $0.key.utf8.elementsEqual(name.utf8) }?.value
+            return LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
+                try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets,
+                                            declaredSecret: try store.secretKeysByBytes().contains(HashedKey(name)))
+            })
+        }
     }
 
     /// Calls `updatesHandler` with a sequence that yields the key's current value (or the error
@@ -157,24 +161,33 @@ extension DefaultsConfigProvider: ConfigProvider {
             return try await updatesHandler(ConfigUpdatesAsyncSequence(updates))
         }
         let store = self.store
-        let lookup: @Sendable (SQLiteValue?) -> Result<LookupResult, any Error> = { row in
-            Result {
-                LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
-                    try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets,
-                                        declaredSecret: try store.secretKeysByBytes().contains(HashedKey(name)))
-                })
+        // Each lookup reads the declarations: on the store's thread, never on the shared pool.
+        let lookup: @Sendable (SQLiteValue?) async -> Result<LookupResult, any Error> = { row in
+            do {
+                return try await store.onStoreThread {
+                    Result {
+                        LookupResult(encodedKey: name, value: try RowDecoding.namingDeclaration(of: name, in: store) {
+                            try RowDecoding.configValue(of: row, key: name, type: type, secrets: secrets,
+                                                        declaredSecret: try store.secretKeysByBytes().contains(HashedKey(name)))
+                        })
+                    }
+                }
+            } catch {
+                return .failure(error)
             }
         }
         let rawKey = RowKey.rawKey(name)
         // Register first, then read: a change committed in between is seen by both, and the
         // duplicate is dropped; no change can fall between the two.
-        let rows = store.updates(rawKey, initial: false)
+        // Registering reads the key's row when it is not cached: on the store's thread (here,
+        // at once, only for a closed store, which reads nothing, or a cancelled task).
+        let rows = (try? await store.onStoreThread { store.updates(rawKey, initial: false) }) ?? store.updates(rawKey, initial: false)
         let first: Result<LookupResult, any Error>
         let firstRow: SQLiteValue??
         do {
             let row = try store.value(for: rawKey)
             firstRow = .some(row)
-            first = lookup(row)
+            first = await lookup(row)
         } catch {
             firstRow = nil
             first = .failure(error)
@@ -205,12 +218,25 @@ extension DefaultsConfigProvider: ConfigProvider {
         updatesHandler: (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
     ) async throws -> Return {
         // Register first, then read the first snapshot: no change can fall between the two.
-        let changes = store.changes()
         let (store, providerName, secrets) = (self.store, self.providerName, self.secrets)
-        let read: @Sendable () -> DefaultsConfigSnapshot = {
-            DefaultsConfigSnapshot(store: store, providerName: providerName, secrets: secrets)
+        // Registering an observer of every key reads every row once: on the store's thread (here,
+        // at once, only for a closed store, which reads nothing, or a cancelled task).
+        let changes = (try? await store.onStoreThread { store.changes() }) ?? store.changes()
+        // A snapshot reads the whole table: on the store's thread, never on the shared pool.
+        // Nil when the task was cancelled; a closed store's snapshot carries the failure.
+        let read: @Sendable () async -> DefaultsConfigSnapshot? = {
+            do {
+                return try await store.onStoreThread {
+                    DefaultsConfigSnapshot(store: store, providerName: providerName, secrets: secrets)
+                }
+            } catch is CancellationError {
+                return nil
+            } catch {
+                return DefaultsConfigSnapshot(store: store, providerName: providerName, secrets: secrets)
+            }
         }
-        let updates = SnapshotUpdates(first: read(), changes: changes, read: read)
+        guard let first = await read() else { throw CancellationError() }
+        let updates = SnapshotUpdates(first: first, changes: changes, read: read)
         return try await updatesHandler(ConfigUpdatesAsyncSequence(updates))
     }
 }

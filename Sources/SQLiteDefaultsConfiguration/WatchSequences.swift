@@ -12,10 +12,10 @@ struct RowUpdates: AsyncSequence, Sendable {
     /// The row the first lookup read (`.some(nil)`: missing), `nil` when it failed.
     let firstRow: SQLiteValue??
     let rows: AsyncStream<SQLiteValue?>
-    let transform: @Sendable (SQLiteValue?) -> Element
+    let transform: @Sendable (SQLiteValue?) async -> Element
 
     init(first: Element, firstRow: SQLiteValue??, rows: AsyncStream<SQLiteValue?>,
-         transform: @escaping @Sendable (SQLiteValue?) -> Element) {
+         transform: @escaping @Sendable (SQLiteValue?) async -> Element) {
         self.first = first
         self.firstRow = firstRow
         self.rows = rows
@@ -26,7 +26,7 @@ struct RowUpdates: AsyncSequence, Sendable {
         var pending: Element?
         var last: SQLiteValue??
         var rows: AsyncStream<SQLiteValue?>.Iterator
-        let transform: @Sendable (SQLiteValue?) -> Element
+        let transform: @Sendable (SQLiteValue?) async -> Element
 
         mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
             if let pending {
@@ -37,7 +37,7 @@ struct RowUpdates: AsyncSequence, Sendable {
                 // The stream repeats no row, but the first read may already hold its first one.
                 if case .some(let last) = last, last == row { continue }
                 last = .some(row)
-                return transform(row)
+                return await transform(row)
             }
             return nil
         }
@@ -61,13 +61,13 @@ struct SnapshotUpdates: AsyncSequence, Sendable {
 
     let first: DefaultsConfigSnapshot
     let changes: AsyncStream<AnyDefaultsChange>
-    let read: @Sendable () -> DefaultsConfigSnapshot
+    let read: @Sendable () async -> DefaultsConfigSnapshot?
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var pending: DefaultsConfigSnapshot?
         var last: DefaultsConfigSnapshot
         var changes: AsyncStream<AnyDefaultsChange>.Iterator
-        let read: @Sendable () -> DefaultsConfigSnapshot
+        let read: @Sendable () async -> DefaultsConfigSnapshot?
 
         mutating func next(isolation actor: isolated (any Actor)?) async -> (any ConfigSnapshot)? {
             if let pending {
@@ -75,7 +75,7 @@ struct SnapshotUpdates: AsyncSequence, Sendable {
                 return pending
             }
             while await changes.next(isolation: actor) != nil {
-                let snapshot = read()
+                guard let snapshot = await read() else { return nil }
                 if snapshot.hasSameRows(as: last) { continue }
                 if case .failure = snapshot.rows, case .failure = last.rows { continue }
                 last = snapshot

@@ -46,7 +46,7 @@ extension DefaultsConsole {
             items += ["limit=\(query.limit)", "before=\(next)"]
             headers[HTTPField.Name("Link")!] = "<" + request.path + "?" + items.joined(separator: "&") + ">; rel=\"next\""
         }
-        let catalog = self.catalog
+        let (catalog, store, keys) = (self.catalog, self.store, query.keys)
         // Read now: the body is written after the route returns, outside the principal's scope.
         let principal = ConsolePrincipal.current ?? .owner
         let body = ConsoleResponse.Body.stream { write in
@@ -56,7 +56,8 @@ extension DefaultsConsole {
             // committed since are newer and stay out; pruned ones are simply missing.
             var before = sequences.first.map { $0 + 1 }
             while written < sequences.count, let cursor = before {
-                let read = try catalog.history(keys: query.keys, limit: Self.historyReadSize, before: cursor)
+                // Read on the store's thread: the stream's task runs on the shared pool.
+                let read = try await store.onStoreThread { try catalog.history(keys: keys, limit: Self.historyReadSize, before: cursor) }
                 let page = read.prefix { $0.sequence >= sequences[sequences.count - 1] }
                 for entry in page {
                     chunk += (written == 0 ? "\n" : ",\n") + ConsoleJSON.historyEntry(entry, declaredType: declaredTypes[entry.key],

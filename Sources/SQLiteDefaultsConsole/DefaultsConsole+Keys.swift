@@ -47,7 +47,7 @@ extension DefaultsConsole {
         let principal = ConsolePrincipal.current ?? .owner
         if let refusal = Self.forbidden(address, for: principal) { return refusal }
         let body = try await request.collectBody(configuration.maximumBodySize)
-        return respondingToWrite(address, principal: principal) {
+        return await onStoreThread { respondingToWrite(address, principal: principal) {
             let condition = try WritePrecondition(headers: request.headers)
             switch address {
             case .text(let key):
@@ -73,7 +73,7 @@ extension DefaultsConsole {
                 guard replaced else { return Self.notStored(address) }
                 return ConsoleResponses.json(ConsoleJSON.entry(ConsoleEntry(bytes: bytes, value: parsed.value), principal: principal))
             }
-        }
+        } }
     }
 
     /// `DELETE`, with an optional `?reason=TEXT` (percent-encoded) recorded in the history:

@@ -63,9 +63,9 @@ public struct DefaultsConsole: Sendable {
             case .keys: await listKeys(request)
             case .session: session()
             case .putKey, .putKeyByQuery: try await putKey(request)
-            case .deleteKey, .deleteKeyByQuery: deleteKey(request)
-            case .history: history(request)
-            case .secret, .secretByQuery: revealSecret(request)
+            case .deleteKey, .deleteKeyByQuery: await onStoreThread { deleteKey(request) }
+            case .history: await onStoreThread { history(request) }
+            case .secret, .secretByQuery: await onStoreThread { revealSecret(request) }
             case .events: events(request)
             case .openAPI: openAPIDocument(request)
             }

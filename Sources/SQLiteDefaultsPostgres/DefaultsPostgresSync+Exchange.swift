@@ -8,9 +8,13 @@ extension DefaultsPostgresSync {
     /// had reached), and fetches that back. Returns the new position.
     func rejoin(_ link: SessionLink, floor: Int64, forgettingShadows: Bool, book: inout SessionBook) async throws -> Int64 {
         let rows = try await timed(on: link.connection) { try await link.fleet.changes(after: 0, on: link.connection) }
-        var refusals: [(key: String, reason: String)] = []
-        let position = try link.replica.rejoin(rows, identity: link.identity, forgettingShadows: forgettingShadows) {
-            refusals.append(($0, $1))
+        let identity = link.identity
+        let (position, refusals) = try await link.replica.onStoreThread { replica in
+            var refusals: [(key: String, reason: String)] = []
+            let position = try replica.rejoin(rows, identity: identity, forgettingShadows: forgettingShadows) {
+                refusals.append(($0, $1))
+            }
+            return (position, refusals)
         }
         reportRefusals(refusals)
         _ = try await push(among: nil, link, book: &book, floor: floor)
@@ -19,10 +23,14 @@ extension DefaultsPostgresSync {
 
     /// Applies `rows` (see ``LocalReplica/apply(_:identity:position:asNewMember:onRefused:)``),
     /// then reports the rows the local declarations refused and counts the rest as applied.
-    func apply(_ rows: [FleetRow], _ link: SessionLink, position: Int64, asNewMember: Bool, committedMicroseconds: Int64?) throws {
-        var refusals: [(key: String, reason: String)] = []
-        try link.replica.apply(rows, identity: link.identity, position: position, asNewMember: asNewMember) {
-            refusals.append(($0, $1))
+    func apply(_ rows: [FleetRow], _ link: SessionLink, position: Int64, asNewMember: Bool, committedMicroseconds: Int64?) async throws {
+        let identity = link.identity
+        let refusals = try await link.replica.onStoreThread { replica in
+            var refusals: [(key: String, reason: String)] = []
+            try replica.apply(rows, identity: identity, position: position, asNewMember: asNewMember) {
+                refusals.append(($0, $1))
+            }
+            return refusals
         }
         reportRefusals(refusals)
         metrics.applied(rows.count - refusals.count, committedMicroseconds: committedMicroseconds)
@@ -59,14 +67,17 @@ extension DefaultsPostgresSync {
         if news.newest < position { throw FleetTableChanged.wentBack }
         let rows = news.rows
         guard let last = rows.last else {
-            if asNewMember { try link.replica.apply([], identity: link.identity, position: position, asNewMember: true) }
+            if asNewMember {
+                let identity = link.identity
+                _ = try await link.replica.onStoreThread { try $0.apply([], identity: identity, position: position, asNewMember: true) }
+            }
             return position
         }
         if !asNewMember, rows.allSatisfy({ book.pushed.contains($0.version) }) {
             book.pushed = book.pushed.filter { $0 > last.version }
             return last.version
         }
-        try apply(rows, link, position: last.version, asNewMember: asNewMember, committedMicroseconds: nil)
+        try await apply(rows, link, position: last.version, asNewMember: asNewMember, committedMicroseconds: nil)
         book.pushed = book.pushed.filter { $0 > last.version }
         return last.version
     }
@@ -75,7 +86,7 @@ extension DefaultsPostgresSync {
     /// fleet's table holds, as far as this file knows. Returns whether anything was pushed.
     func push(among keys: Set<HashedKey>?, _ link: SessionLink, book: inout SessionBook, floor: Int64 = 0,
               within timeout: Duration? = nil) async throws -> Bool {
-        var rows = try link.replica.pending(among: keys)
+        var rows = try await link.replica.onStoreThread { try $0.pending(among: keys) }
         var refused = 0
         rows.removeAll { row in
             // PostgreSQL's TEXT cannot hold NUL; such a key stays on this machine.
@@ -99,7 +110,7 @@ extension DefaultsPostgresSync {
                 try await link.fleet.pushInTransaction(toPush, origin: origin, floor: floor, on: link.connection)
             }
         }
-        try link.replica.recordPushed(rows, version: version)
+        try await link.replica.onStoreThread { try $0.recordPushed(toPush, version: version) }
         book.pushed.insert(version)
         metrics.pushed(rows.count)
         return true

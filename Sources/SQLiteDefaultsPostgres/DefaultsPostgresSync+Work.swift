@@ -56,11 +56,11 @@ extension DefaultsPostgresSync {
             var taken = signals.take()
             // What the notifications carry is applied first: it costs no round trip, and a
             // push that follows then starts from the newest state.
-            position = try receive(taken.notices, link, position: position, book: &book, mustFetch: &taken.remote)
+            position = try await receive(taken.notices, link, position: position, book: &book, mustFetch: &taken.remote)
             if !taken.dirty.isEmpty, let lastPush, ContinuousClock.now < lastPush + timing.minimumPushInterval {
                 try await Task.sleep(until: lastPush + timing.minimumPushInterval)
                 let more = signals.take()
-                position = try receive(more.notices, link, position: position, book: &book, mustFetch: &taken.remote)
+                position = try await receive(more.notices, link, position: position, book: &book, mustFetch: &taken.remote)
                 taken.dirty.formUnion(more.dirty)
                 taken.remote = taken.remote || more.remote
             }
@@ -86,12 +86,13 @@ extension DefaultsPostgresSync {
     /// The first exchange of a session: compare, rejoin or join, push what differs, fetch what
     /// is new. Returns the position reached.
     private func catchUp(_ link: SessionLink, book: inout SessionBook) async throws -> Int64 {
-        let membership = try link.replica.join(link.identity)
+        let identity = link.identity
+        let membership = try await link.replica.onStoreThread { try $0.join(identity) }
         let adopting = adoptionPending.withLock { $0 }
         var inStep = true
         if !membership.isNew, !adopting {
             let versions = try await timed(on: link.connection) { try await link.fleet.versions(on: link.connection) }
-            inStep = try link.replica.isInStep(with: versions, position: membership.position)
+            inStep = try await link.replica.onStoreThread { try $0.isInStep(with: versions, position: membership.position) }
         }
         if adopting {
             let position = try await rejoin(link, floor: membership.position, forgettingShadows: true, book: &book)
@@ -122,7 +123,7 @@ extension DefaultsPostgresSync {
     /// version of this library), or one past a gap, sets `mustFetch`, and nothing after it
     /// is applied here: the fetch takes it all. Returns the new position.
     func receive(_ notices: [FleetNotice], _ link: SessionLink, position: Int64, book: inout SessionBook,
-                 mustFetch: inout Bool) throws -> Int64 {
+                 mustFetch: inout Bool) async throws -> Int64 {
         guard !mustFetch, !notices.isEmpty else { return position }
         var reached = position
         var rows: [FleetRow] = []
@@ -151,7 +152,7 @@ extension DefaultsPostgresSync {
         // Only this session's own pushes: the file already holds them; the position moves in
         // memory and is written with the next real apply.
         guard !rows.isEmpty else { return reached }
-        try apply(rows, link, position: reached, asNewMember: false, committedMicroseconds: newest)
+        try await apply(rows, link, position: reached, asNewMember: false, committedMicroseconds: newest)
         return reached
     }
 }

@@ -17,8 +17,16 @@ import SQLiteDefaults
 struct LocalReplica: Sendable {
     let store: DefaultsStore
 
+    /// Runs `work` with this replica on the store's own thread: the sync's sessions are async,
+    /// and a transaction waiting for another process's lock must not hold a thread the pool
+    /// shares. `work` may be run again from the start when its first write finds the file
+    /// locked, so it collects what it reports (refusals) itself, fresh on each run.
+    func onStoreThread<T: Sendable>(_ work: @escaping @Sendable (LocalReplica) throws -> T) async throws -> T {
+        try await store.onStoreThread { [self] in try work(self) }
+    }
+
     /// Where this file stands in a fleet.
-    struct Membership: Equatable {
+    struct Membership: Equatable, Sendable {
         /// The version up to which the fleet's rows were applied.
         let position: Int64
         /// True when the file never finished joining this fleet's table: its first fetch

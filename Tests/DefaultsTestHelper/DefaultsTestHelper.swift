@@ -37,6 +37,7 @@ struct DefaultsTestHelper {
     static func run(_ arguments: [String]) throws {
         if try runEdgeCommand(arguments) { return }
         if try runHistoryCommand(arguments) { return }
+        if try runAsyncSetCommand(arguments) { return }
         if arguments.count == 3, arguments[0] == "budget", let count = Int(arguments[2]) {
             return try BudgetCommand.run(directory: arguments[1], count: count)
         }

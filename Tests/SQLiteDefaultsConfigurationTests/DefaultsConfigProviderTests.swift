@@ -16,7 +16,7 @@ struct DefaultsConfigProviderTests {
         let test = try TestStore()
         let store = test.store
         let magic = Data([0x6d, 0x61, 0x67, 0x69, 0x63]), magic2 = Data([0x6d, 0x61, 0x67, 0x69, 0x63, 0x32])
-        try store.transaction { tx in
+        try await store.transaction { tx in
             tx[DefaultsKey<String>("string", default: "")] = "Hello"
             tx[DefaultsKey<String>("other.string", default: "")] = "Other Hello"
             tx[DefaultsKey<Int>("int", default: 0)] = 42
@@ -47,10 +47,10 @@ struct DefaultsConfigProviderTests {
     func mapping() async throws {
         let test = try TestStore()
         let store = test.store
-        try store.set(8080, for: DefaultsKey<Int>("http.port", default: 0))
-        try store.set(3, for: DefaultsKey<Int>("ratio.whole", default: 0))
-        try store.set(true, for: DefaultsKey<Bool>("features.beta", default: false))
-        try store.set(["a", "b"], for: DefaultsKey<[String]>("hosts", default: []))
+        try await store.set(8080, for: DefaultsKey<Int>("http.port", default: 0))
+        try await store.set(3, for: DefaultsKey<Int>("ratio.whole", default: 0))
+        try await store.set(true, for: DefaultsKey<Bool>("features.beta", default: false))
+        try await store.set(["a", "b"], for: DefaultsKey<[String]>("hosts", default: []))
         try await shell(test.path, "INSERT INTO defaults(key, value) VALUES ('nothing', NULL);")
         let provider = DefaultsConfigProvider(store: store)
         #expect(try provider.value(forKey: ["http", "port"], type: .int).value?.content == .int(8080))
@@ -72,7 +72,7 @@ struct DefaultsConfigProviderTests {
     func declaredSecrets() async throws {
         let test = try TestStore()
         let password = DefaultsKey<String>("db.password", default: "", secret: true)
-        try test.store.declare(password)
+        try await test.store.declare(password)
         test.store[password] = "hunter2"
         test.store[DefaultsKey<String>("db.host", default: "")] = "db.local"
         let provider = DefaultsConfigProvider(store: test.store)
@@ -178,7 +178,7 @@ struct DefaultsConfigProviderTests {
     @Test("a closed store: reads throw .closed, watches yield the failure and end, snapshots throw")
     func closedStore() async throws {
         let test = try TestStore()
-        try test.store.set(1, for: DefaultsKey<Int>("n", default: 0))
+        try await test.store.set(1, for: DefaultsKey<Int>("n", default: 0))
         let provider = DefaultsConfigProvider(store: test.store)
         try test.store.close()
         #expect(errorCode { _ = try provider.value(forKey: ["n"], type: .int) } == .closed)
@@ -236,7 +236,7 @@ struct DefaultsConfigProviderTests {
         await #expect(throws: Boom.self) {
             try await provider.watchSnapshot { _ in throw Boom() }
         }
-        try test.store.set(5, for: DefaultsKey<Int>("n", default: 0))
+        try await test.store.set(5, for: DefaultsKey<Int>("n", default: 0))
         #expect(try provider.value(forKey: ["n"], type: .int).value?.content == .int(5))
     }
 
@@ -246,7 +246,7 @@ struct DefaultsConfigProviderTests {
     func watchIsPerKey() async throws {
         let test = try TestStore()
         let key = DefaultsKey<Int>("a", default: 0), other = DefaultsKey<Int>("b", default: 0)
-        try test.store.set(1, for: key)
+        try await test.store.set(1, for: key)
         let provider = DefaultsConfigProvider(store: test.store)
         let seen = WatchRecorder<ConfigContent?> { record in
             try await provider.watchValue(forKey: ["a"], type: .int) { updates in
@@ -254,9 +254,9 @@ struct DefaultsConfigProviderTests {
             }
         }
         await seen.waitFor { $0 == .int(1) }
-        for n in 1...20 { try test.store.set(n, for: other) }
-        try test.store.set(2, for: key)
-        try test.store.remove(key)
+        for n in 1...20 { try await test.store.set(n, for: other) }
+        try await test.store.set(2, for: key)
+        try await test.store.remove(key)
         await seen.waitFor { $0 == nil }
         #expect(seen.values == [.int(1), .int(2), nil])
     }
@@ -265,7 +265,7 @@ struct DefaultsConfigProviderTests {
     func watchSnapshot() async throws {
         let test = try TestStore()
         let a = DefaultsKey<Int>("a", default: 0), b = DefaultsKey<Int>("b", default: 0)
-        try test.store.transaction { tx in tx[a] = 1; tx[b] = 1 }
+        try await test.store.transaction { tx in tx[a] = 1; tx[b] = 1 }
         let provider = DefaultsConfigProvider(store: test.store)
         let seen = WatchRecorder<[Int?]> { record in
             try await provider.watchSnapshot { updates in
@@ -281,7 +281,7 @@ struct DefaultsConfigProviderTests {
         }
         await seen.waitFor { $0 == [1, 1] }
         // Both keys change in one transaction: no snapshot ever shows one without the other.
-        for n in 2...10 { try test.store.transaction { tx in tx[a] = n; tx[b] = n } }
+        for n in 2...10 { try await test.store.transaction { tx in tx[a] = n; tx[b] = n } }
         await seen.waitFor { $0 == [10, 10] }
         #expect(seen.values.allSatisfy { $0[0] == $0[1] }, "\(seen.values)")
     }

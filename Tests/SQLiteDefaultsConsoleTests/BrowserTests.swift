@@ -20,9 +20,9 @@ struct BrowserTests {
         let directory = try TemporaryDirectory()
         let database = directory.path + "/defaults.sqlite"
         let store = try DefaultsStore(path: database)
-        try store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("count"))
-        try store.set(.text("Ada"), for: DefaultsKey<SQLiteValue?>("name"))
-        try store.set(.text("<script>alert(2)</script>"), for: DefaultsKey<SQLiteValue?>(Self.hostileKey))
+        try await store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("count"))
+        try await store.set(.text("Ada"), for: DefaultsKey<SQLiteValue?>("name"))
+        try await store.set(.text("<script>alert(2)</script>"), for: DefaultsKey<SQLiteValue?>(Self.hostileKey))
         let declare = try runProcess(ServeProcess.executable, ["--db", database, "declare", "timeout", "--type", "int",
                                                                "--default", "30", "--summary", "Request timeout, in seconds"])
         #expect(declare.status == 0, "\(declare.error)")
@@ -146,8 +146,8 @@ struct BrowserTests {
     @Test("Mounted in a Vapor app under /admin/prefs: the page loads, edits into the file, shows another writer's change live")
     func vaporMountInBrowser() async throws {
         let fixture = try ConsoleFixture(mount: .vapor, prefix: "admin/prefs")
-        try fixture.store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("count"))
-        try fixture.store.set(.text("<script>alert(2)</script>"), for: DefaultsKey<SQLiteValue?>(Self.hostileKey))
+        try await fixture.store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("count"))
+        try await fixture.store.set(.text("<script>alert(2)</script>"), for: DefaultsKey<SQLiteValue?>(Self.hostileKey))
         try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let browser = try await WebDriver()
@@ -166,7 +166,7 @@ struct BrowserTests {
 
             // Another connection (what another process is to the store) writes: shown live.
             let other = try DefaultsStore(path: fixture.path)
-            try other.set(.text("Grace"), for: DefaultsKey<SQLiteValue?>("name"))
+            try await other.set(.text("Grace"), for: DefaultsKey<SQLiteValue?>("name"))
             try other.close()
             let name = try await browser.waitFor(Self.row("name") + " [data-role=value]")
             #expect(await waitUntil(timeout: .seconds(60)) { (try? browser.text(name)) == "Grace" })
@@ -180,7 +180,7 @@ struct BrowserTests {
         let database = directory.path + "/defaults.sqlite"
         let tokens = directory.path + "/tokens"
         let store = try DefaultsStore(path: database)
-        for key in ["feature.x", "other"] { try store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
+        for key in ["feature.x", "other"] { try await store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
         let reader = try ServeCommandTokensTests.add("rita", role: "read", file: tokens)
         let writer = try ServeCommandTokensTests.add("alice", role: "write", prefixes: ["feature."], file: tokens)
         let serve = try ServeProcess(database: database, ["--port", "0", "--tokens", tokens])
@@ -194,7 +194,7 @@ struct BrowserTests {
         #expect(try browser.find("[data-role=edit]") == nil, "a read-only page has no edit control")
         #expect(try browser.find("[data-role=remove]") == nil && browser.find("[data-role=add]") == nil)
         // A key that appears later (from the event stream) gets no controls either.
-        try store.set(.integer(2), for: DefaultsKey<SQLiteValue?>("feature.late"))
+        try await store.set(.integer(2), for: DefaultsKey<SQLiteValue?>("feature.late"))
         _ = try await browser.waitFor(Self.row("feature.late"))
         #expect(try browser.find("[data-role=edit]") == nil)
 
@@ -203,8 +203,8 @@ struct BrowserTests {
         #expect(try browser.find(Self.row("other") + " [data-role=value]") != nil)
         #expect(try browser.find(Self.row("other") + " [data-role=edit]") == nil && browser.find(Self.row("other") + " [data-role=remove]") == nil)
         #expect(try browser.find(Self.row("feature.late") + " [data-role=edit]") != nil)
-        try store.set(.integer(3), for: DefaultsKey<SQLiteValue?>("zz.late"))
-        try store.set(.integer(3), for: DefaultsKey<SQLiteValue?>("feature.later"))
+        try await store.set(.integer(3), for: DefaultsKey<SQLiteValue?>("zz.late"))
+        try await store.set(.integer(3), for: DefaultsKey<SQLiteValue?>("feature.later"))
         _ = try await browser.waitFor(Self.row("zz.late"))
         _ = try await browser.waitFor(Self.row("feature.later") + " [data-role=edit]")
         #expect(try browser.find(Self.row("zz.late") + " [data-role=edit]") == nil)
@@ -225,9 +225,9 @@ struct BrowserTests {
         let tokens = directory.path + "/tokens"
         let marker = "sk-BROWSER-MARKER-42"
         let store = try DefaultsStore(path: database)
-        try store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("count"))
-        try store.declare(DefaultsDeclaration(key: "api.token", type: .string, isSecret: true))
-        try store.set(.text(marker), for: DefaultsKey<SQLiteValue?>("api.token"))
+        try await store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("count"))
+        try await store.declare(DefaultsDeclaration(key: "api.token", type: .string, isSecret: true))
+        try await store.set(.text(marker), for: DefaultsKey<SQLiteValue?>("api.token"))
         let admin = try ServeCommandTokensTests.add("carol", role: "admin", file: tokens)
         let writer = try ServeCommandTokensTests.add("alice", role: "write", file: tokens)
         let serve = try ServeProcess(database: database, ["--port", "0", "--tokens", tokens])
@@ -271,7 +271,7 @@ struct BrowserTests {
         // The operator decides: saving again, on the version now shown, writes.
         try browser.click(try #require(try browser.find(count + " [data-role=save]")))
         #expect(await waitUntil(timeout: .seconds(60)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("count"))) == .integer(7) })
-        let newest = try #require(try store.history(keys: ["count"], limit: 1).first)
+        let newest = try #require(try await store.history(keys: ["count"], limit: 1).first)
         #expect(newest.writer.actor == "carol" && newest.writer.reason == "<b>bold</b> on purpose")
 
         // Its history names who and why, as text.
@@ -307,7 +307,7 @@ struct BrowserTests {
         let database = directory.path + "/defaults.sqlite"
         let store = try DefaultsStore(path: database)
         let keys = [".", "..", "a/b", "%", "?", "#", "end."]
-        for key in keys { try store.set(.text("old"), for: DefaultsKey<SQLiteValue?>(key)) }
+        for key in keys { try await store.set(.text("old"), for: DefaultsKey<SQLiteValue?>(key)) }
         let serve = try ServeProcess(database: database)
         let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
         let browser = try await WebDriver()
@@ -329,7 +329,7 @@ struct BrowserTests {
             #expect(await waitUntil(timeout: .seconds(60)) { (try? store.value(for: DefaultsKey<SQLiteValue?>(key))) == .some(nil) }, "\(key) removed")
             #expect(await waitUntil(timeout: .seconds(60)) { (try? browser.find(Self.row(key))) == .some(nil) }, "\(key)'s row is gone")
         }
-        #expect(Set(try store.keys()) == ["%", "?", "#", "end."])
+        #expect(Set(try await store.keys()) == ["%", "?", "#", "end."])
         serve.send(SIGTERM)
         #expect(await serve.exitStatus() == 0)
     }
@@ -376,13 +376,13 @@ struct BrowserTests {
         let database = directory.path + "/defaults.sqlite"
         let store = try DefaultsStore(path: database)
         if keys > 100_000 {
-            try store.set(.integer(0), for: DefaultsKey<SQLiteValue?>("user.0.theme"))
+            try await store.set(.integer(0), for: DefaultsKey<SQLiteValue?>("user.0.theme"))
             _ = try sqlite3(database, """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(keys - 1))
                 INSERT INTO defaults(key, value) SELECT 'user.' || i || '.theme', i FROM n;
                 """)
         } else {
-            try store.transaction { tx in
+            try await store.transaction { tx in
                 for index in 0..<keys { tx[DefaultsKey<SQLiteValue?>("user.\(index).theme")] = .integer(Int64(index)) }
             }
         }

@@ -10,7 +10,7 @@ struct ServeCommandTests {
     func startsServesStops() async throws {
         let directory = try TemporaryDirectory()
         let database = directory.path + "/defaults.sqlite"
-        try DefaultsStore(path: database).set(.integer(3), for: DefaultsKey<SQLiteValue?>("retries"))
+        try await DefaultsStore(path: database).set(.integer(3), for: DefaultsKey<SQLiteValue?>("retries"))
         let serve = try ServeProcess(database: database)
         let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
         #expect(serve.lines.all.first?.contains("http://127.0.0.1:\(port)/") == true)

@@ -103,7 +103,7 @@ struct ServeCommandTokensTests {
         let bare = try Self.add("dave", role: "write", prefixes: ["feature"], file: file)
         let admin = try Self.add("carol", role: "admin", file: file)
         let store = try DefaultsStore(path: database)
-        for key in ["feature.x", "featureless", "other"] { try store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
+        for key in ["feature.x", "featureless", "other"] { try await store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
         let serve = try ServeProcess(database: database, ["--port", "0", "--tokens", file])
         let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
         #expect(serve.lines.all.first?.contains("only") == false, "a console with tokens is not the owner's alone")

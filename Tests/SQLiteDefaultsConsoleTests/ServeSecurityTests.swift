@@ -50,7 +50,7 @@ struct ServeSecurityTests {
     func otherUserRefused() async throws {
         let directory = try TemporaryDirectory()
         let database = directory.path + "/defaults.sqlite"
-        try DefaultsStore(path: database).set(.text("s3cr3t"), for: DefaultsKey<SQLiteValue?>("api_key"))
+        try await DefaultsStore(path: database).set(.text("s3cr3t"), for: DefaultsKey<SQLiteValue?>("api_key"))
         let serve = try ServeProcess(database: database)
         let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
         let status = try await onOwnThread { try Self.curlAsNobody("http://127.0.0.1:\(port)/api/keys") }

@@ -16,23 +16,23 @@ struct FleetDeclarationPostgresTests {
             // b still runs the old version (timeout: Int); a already runs the new one (String).
             let oldTimeout = DefaultsKey<Int>("timeout", default: 30)
             let newTimeout = DefaultsKey<String>("timeout", default: "30s")
-            try b.store.declare(oldTimeout)
-            try b.store.set(40, for: oldTimeout)
+            try await b.store.declare(oldTimeout)
+            try await b.store.set(40, for: oldTimeout)
             #expect(await waitUntil(timeout: .seconds(60)) { a.store[DefaultsKey<SQLiteValue?>("timeout")] == .integer(40) })
-            try a.store.evolve(oldTimeout, to: newTimeout) { "\($0)s" }
+            try await a.store.evolve(oldTimeout, to: newTimeout) { "\($0)s" }
             #expect(a.store[newTimeout] == "40s")
             // The sync goes on: a later key arrives at b, the refused row does not.
-            try a.store.set(1, for: DefaultsKey<Int>("fence", default: 0))
+            try await a.store.set(1, for: DefaultsKey<Int>("fence", default: 0))
             #expect(await waitUntil(timeout: .seconds(60)) { b.store[DefaultsKey<Int>("fence", default: 0)] == 1 })
             #expect(b.store[oldTimeout] == 40)
             #expect(b.log.all.filter { $0.contains("not applied") && $0.contains("\"timeout\" is int") }.count == 1, "\(b.log.all)")
             // b's value is not pushed back over a's.
-            try a.store.set(2, for: DefaultsKey<Int>("fence", default: 0))
+            try await a.store.set(2, for: DefaultsKey<Int>("fence", default: 0))
             #expect(await waitUntil(timeout: .seconds(60)) { b.store[DefaultsKey<Int>("fence", default: 0)] == 2 })
             #expect(a.store[newTimeout] == "40s")
             // A later row that fits b's declaration applies there.
-            try a.store.undeclare("timeout")
-            try a.store.set(50, for: oldTimeout)
+            try await a.store.undeclare("timeout")
+            try await a.store.set(50, for: oldTimeout)
             #expect(await waitUntil(timeout: .seconds(60)) { b.store[oldTimeout] == 50 })
             #expect(b.log.all.filter { $0.contains("not applied") }.count == 1)
         }
@@ -44,17 +44,17 @@ struct FleetDeclarationPostgresTests {
             let directory = try TemporaryDirectory()
             let metrics = TestMetrics()
             let store = try DefaultsStore(path: directory.path + "/a.sqlite")
-            try store.declare(DefaultsDeclaration(key: "accent", type: .string, allowedValues: ["\u{E9}", "a"]))
-            try store.declare(DefaultsDeclaration(key: "cfg", type: .json))
+            try await store.declare(DefaultsDeclaration(key: "accent", type: .string, allowedValues: ["\u{E9}", "a"]))
+            try await store.declare(DefaultsDeclaration(key: "cfg", type: .json))
             let a = try Machine(path: directory.path + "/a.sqlite", url: server.url(), store: store, metricsFactory: metrics)
             let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
             #expect(await a.connected())
             #expect(await b.connected())
 
-            try b.store.set(.text("e\u{301}"), for: .raw("accent"))
+            try await b.store.set(.text("e\u{301}"), for: .raw("accent"))
             _ = try sqlite3(b.path, "INSERT INTO defaults(key, value) VALUES ('cfg', char(65279) || '{}')")
             // The marker: written after the refused rows, so once it is here they were dealt with.
-            try b.store.set(.integer(1), for: .raw("later"))
+            try await b.store.set(.integer(1), for: .raw("later"))
             #expect(await waitUntil(timeout: .seconds(60)) { a["later"] == .integer(1) }, "\(a.log.all)")
             #expect(!a.hasEnded)
             #expect(a["accent"] == nil && a["cfg"] == nil)
@@ -67,7 +67,7 @@ struct FleetDeclarationPostgresTests {
             #expect(await a.stop() == nil)
             let restarted = try Machine(path: a.path, url: server.url(), store: store)
             #expect(await restarted.connected())
-            try b.store.set(.integer(2), for: .raw("later"))
+            try await b.store.set(.integer(2), for: .raw("later"))
             #expect(await waitUntil(timeout: .seconds(60)) { restarted["later"] == .integer(2) }, "\(restarted.log.all)")
             #expect(!restarted.log.all.contains { $0.contains("not applied") }, "\(restarted.log.all)")
             // And the local values were not pushed over the peer's.

@@ -28,7 +28,7 @@ struct FleetLatencyTests {
         for sample in 1...samples {
             let value = Int.random(in: 0..<1_000_000) * 1_000 + sample
             let start = ContinuousClock.now
-            try a.store.set(value, for: key)
+            try await a.store.set(value, for: key)
             guard await seen.waitAsync(timeout: .seconds(30), until: { $0.contains(value) }) else {
                 Issue.record("write \(sample) never reached B")
                 return times
@@ -134,7 +134,7 @@ struct FleetLatencyTests {
             let dimensions = [("table", "defaults_fleet")]
             #expect(try metricsA.expectGauge("sqlitedefaults_fleet_connected", dimensions).lastValue == 1)
             for value in 1...5 {
-                try a.store.set(value, for: Self.key)
+                try await a.store.set(value, for: Self.key)
                 #expect(await waitUntil(timeout: .seconds(60)) { b.store[Self.key] == value })
             }
             // Counted once the push's answer is back (a) and the apply returned (b): the value can

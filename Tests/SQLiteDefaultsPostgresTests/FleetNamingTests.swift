@@ -24,9 +24,9 @@ struct FleetNamingTests {
             #expect(await a.connected())
             #expect(await b.connected())
             for turn in 1...3 {
-                try a.store.set(.integer(Int64(turn)), for: .raw("from.a"))
+                try await a.store.set(.integer(Int64(turn)), for: .raw("from.a"))
                 #expect(await waitUntil(timeout: .seconds(30)) { b["from.a"] == .integer(Int64(turn)) }, "\(b.log.all)")
-                try b.store.set(.integer(Int64(turn)), for: .raw("from.b"))
+                try await b.store.set(.integer(Int64(turn)), for: .raw("from.b"))
                 #expect(await waitUntil(timeout: .seconds(30)) { a["from.b"] == .integer(Int64(turn)) }, "\(a.log.all)")
             }
             #expect(try await server.psql("SELECT count(*) FROM public.spell") == "2")
@@ -47,7 +47,7 @@ struct FleetNamingTests {
                 #expect(await machine.connected(), "\(machine.log.all)")
                 #expect(!machine.hasEnded)
             }
-            try machines[0].store.set(.text("hello"), for: .raw("greeting"))
+            try await machines[0].store.set(.text("hello"), for: .raw("greeting"))
             for machine in machines {
                 #expect(await waitUntil(timeout: .seconds(60)) { machine["greeting"] == .text("hello") })
             }
@@ -89,7 +89,7 @@ struct FleetNamingTests {
             let b = try Machine(path: directory.path + "/b.sqlite", url: server.url(), table: "\(schema).\(table)", timing: Self.listenOnly)
             #expect(await a.connected())
             #expect(await b.connected())
-            try a.store.set(.text("long"), for: .raw("greeting"))
+            try await a.store.set(.text("long"), for: .raw("greeting"))
             #expect(await waitUntil(timeout: .seconds(30)) { b["greeting"] == .text("long") }, "\(a.log.all) \(b.log.all)")
             #expect(await a.stop() == nil)
             #expect(await b.stop() == nil)

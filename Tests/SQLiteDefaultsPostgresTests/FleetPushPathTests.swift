@@ -15,15 +15,15 @@ struct FleetPushPathTests {
     func largePush() async throws {
         try await withPair { server, a, b in
             let blob = Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
-            try a.store.set(.blob(blob), for: .raw("large.blob"))
+            try await a.store.set(.blob(blob), for: .raw("large.blob"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["large.blob"] == .blob(blob) })
             // Many keys in one transaction: one push, too many rows to carry.
-            try a.store.transaction { transaction in
+            try await a.store.transaction { transaction in
                 for index in 0..<500 { try transaction.set(.integer(Int64(index)), for: .raw("many.\(index)")) }
             }
             #expect(await waitUntil(timeout: .seconds(60)) { (0..<500).allSatisfy { b["many.\($0)"] == .integer(Int64($0)) } })
             // And a small one after them still takes the short path, in order.
-            try a.store.set(.text("after"), for: .raw("small"))
+            try await a.store.set(.text("after"), for: .raw("small"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["small"] == .text("after") })
             let expected = try snapshot(a.store)
             #expect(await waitUntil(timeout: .seconds(60)) { try snapshot(b.store) == expected })
@@ -34,11 +34,11 @@ struct FleetPushPathTests {
     func historyNamesTheMachine() async throws {
         try await withPair { server, a, b in
             let host = try #require(DefaultsWriter.current.host)
-            try a.store.set(.integer(7), for: .raw("carried"))
-            try a.store.set(.blob(Data(count: 20_000)), for: .raw("fetched"))
+            try await a.store.set(.integer(7), for: .raw("carried"))
+            try await a.store.set(.blob(Data(count: 20_000)), for: .raw("fetched"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["carried"] == .integer(7) && b["fetched"] == .blob(Data(count: 20_000)) })
             for key in ["carried", "fetched"] {
-                let entry = try #require(try b.store.history(keys: [key], limit: 1).first)
+                let entry = try await #require(try b.store.history(keys: [key], limit: 1).first)
                 #expect(entry.writer == DefaultsWriter(kind: .fleet, host: host), "\(key): \(entry.writer)")
             }
         }
@@ -58,9 +58,9 @@ struct FleetPushPathTests {
             #expect(await a.connected())
             #expect(await b.connected())
             for value in 1...5 {
-                try a.store.set(.integer(Int64(value)), for: .raw("answer"))
+                try await a.store.set(.integer(Int64(value)), for: .raw("answer"))
                 #expect(await waitUntil(timeout: .seconds(60)) { b["answer"] == .integer(Int64(value)) })
-                try b.store.set(.integer(Int64(value * 10)), for: .raw("back"))
+                try await b.store.set(.integer(Int64(value * 10)), for: .raw("back"))
                 #expect(await waitUntil(timeout: .seconds(60)) { a["back"] == .integer(Int64(value * 10)) })
             }
             // The role really has no TEMPORARY right (so the four-round-trip push was the one used).

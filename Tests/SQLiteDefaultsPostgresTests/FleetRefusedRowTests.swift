@@ -49,8 +49,8 @@ struct FleetRefusedRowTests {
     func refusedByTheDatabaseAlone() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.declare(DefaultsDeclaration(key: "limit", type: .string))
-        try store.set(.text("kept"), for: .raw("limit"))
+        try await store.declare(DefaultsDeclaration(key: "limit", type: .string))
+        try await store.set(.text("kept"), for: .raw("limit"))
         // SQLITE_ERROR with a message that is not the triggers' sentence (as SQLite 3.45 and later
         // word it), on a declared key; and RAISE(ABORT) (SQLITE_CONSTRAINT) on an undeclared one.
         _ = try sqlite3(directory.database, """

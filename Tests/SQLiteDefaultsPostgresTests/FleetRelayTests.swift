@@ -91,16 +91,16 @@ struct FleetRelayTests {
             // Past the 7,999 bytes a notification carries: the relay notifies the version alone.
             ("large", .blob(Data(repeating: 0xAB, count: 12_000))),
         ]
-        for (key, value) in values { try machines[0].store.set(value, for: .raw(key)) }
-        try machines[0].store.set(.integer(1), for: .raw("gone"))
-        try machines[0].store.remove(.raw("gone"))
+        for (key, value) in values { try await machines[0].store.set(value, for: .raw(key)) }
+        try await machines[0].store.set(.integer(1), for: .raw("gone"))
+        try await machines[0].store.remove(.raw("gone"))
         let expected = try snapshot(machines[0].store)
         for machine in machines.dropFirst() {
             #expect(await waitUntil(timeout: .seconds(60)) { (try? snapshot(machine.store)) == expected },
                     "\(machine.path): \((try? snapshot(machine.store)) ?? [:]) \(machine.log.all)")
         }
         // And back from another machine.
-        try machines[3].store.set(.text("from three"), for: .raw("back"))
+        try await machines[3].store.set(.text("from three"), for: .raw("back"))
         #expect(await waitUntil(timeout: .seconds(60)) { machines[0]["back"] == .text("from three") })
 
         #expect(try await RelayedFleet.listeners(on: fleet.primary) == 0)
@@ -147,7 +147,7 @@ struct FleetRelayTests {
         // All of them end up listening on the other relay.
         #expect(await waitUntilAwaiting(timeout: .seconds(60)) { try await RelayedFleet.machines(on: fleet.relays[1]) == machines.count })
         #expect(await waitUntil(timeout: .seconds(60)) { machines.allSatisfy(\.sync.isConnected) })
-        try machines[0].store.set(.text("after"), for: .raw("relay.stopped"))
+        try await machines[0].store.set(.text("after"), for: .raw("relay.stopped"))
         for machine in machines.dropFirst() {
             #expect(await waitUntil(timeout: .seconds(60)) { machine["relay.stopped"] == .text("after") }, "\(machine.log.all)")
         }
@@ -172,7 +172,7 @@ struct FleetRelayTests {
         _ = try await fleet.relays[0].psql("ALTER SUBSCRIPTION \"\(subscription)\" DISABLE", database: "fleet")
 
         for index in 0..<3 {
-            try writer.store.set(.integer(Int64(index)), for: .raw("behind.\(index)"))
+            try await writer.store.set(.integer(Int64(index)), for: .raw("behind.\(index)"))
             #expect(await waitUntil(timeout: .seconds(60)) { reader["behind.\(index)"] == .integer(Int64(index)) }, "\(reader.log.all)")
         }
         #expect(await waitUntil(timeout: .seconds(60)) { reader.log.all.contains { $0.contains("the relay is") && $0.contains("behind the primary") } },
@@ -196,15 +196,15 @@ struct FleetRelayTests {
         #expect(await single.connected())
         #expect(await relayed.connected())
 
-        try single.store.set(.text("s"), for: .raw("from.single"))
-        try relayed.store.set(.text("r"), for: .raw("from.relayed"))
+        try await single.store.set(.text("s"), for: .raw("from.single"))
+        try await relayed.store.set(.text("r"), for: .raw("from.relayed"))
         #expect(await waitUntil(timeout: .seconds(60)) { relayed["from.single"] == .text("s") })
         #expect(await waitUntil(timeout: .seconds(60)) { single["from.relayed"] == .text("r") })
 
         // The single machine moves: its sync stops, it writes meanwhile, the other writes too.
         await single.stop()
-        try single.store.set(.text("offline"), for: .raw("while.moving"))
-        try relayed.store.set(.text("meanwhile"), for: .raw("during.move"))
+        try await single.store.set(.text("offline"), for: .raw("while.moving"))
+        try await relayed.store.set(.text("meanwhile"), for: .raw("during.move"))
         let moved = try fleet.machine(single.path, timing: .test)
         #expect(await moved.connected(), "\(moved.log.all)")
         #expect(await waitUntil(timeout: .seconds(60)) { relayed["while.moving"] == .text("offline") })
@@ -241,7 +241,7 @@ struct FleetRelayTests {
         #expect(await a.ready(), "\(a.errors.all)")
         #expect(await b.ready(), "\(b.errors.all)")
         let store = try DefaultsStore(path: directory.path + "/a.sqlite")
-        try store.set(.text("through the relay"), for: .raw("cli"))
+        try await store.set(.text("through the relay"), for: .raw("cli"))
         let other = try DefaultsStore(path: directory.path + "/b.sqlite")
         #expect(await waitUntil(timeout: .seconds(60)) { (try? other.entries().first { $0.key == "cli" }?.value) == .text("through the relay") })
         for sidecar in [a, b] {

@@ -13,8 +13,8 @@ struct FleetRewindTests {
     @Test("a restored server: the machines rejoin, push again what it lost, and hear each other's later writes")
     func restoredFromCopy() async throws {
         try await withPair { server, a, b in
-            try a.store.set(.integer(1), for: .raw("kept"))
-            try a.store.set(.integer(1), for: .raw("changed"))
+            try await a.store.set(.integer(1), for: .raw("kept"))
+            try await a.store.set(.integer(1), for: .raw("changed"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["kept"] == .integer(1) && b["changed"] == .integer(1) })
 
             try await server.stopServer()
@@ -22,9 +22,9 @@ struct FleetRewindTests {
             try await server.startServer()
 
             // Acknowledged everywhere, then lost from PostgreSQL by the restore.
-            try a.store.set(.integer(2), for: .raw("changed"))
-            try a.store.set(.text("a"), for: .raw("lost.a"))
-            try b.store.set(.text("b"), for: .raw("lost.b"))
+            try await a.store.set(.integer(2), for: .raw("changed"))
+            try await a.store.set(.text("a"), for: .raw("lost.a"))
+            try await b.store.set(.text("b"), for: .raw("lost.b"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["lost.a"] == .text("a") && b["changed"] == .integer(2) && a["lost.b"] == .text("b") })
             #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "4" })
 
@@ -33,8 +33,8 @@ struct FleetRewindTests {
             try await server.startServer()
 
             // Written after the restore: numbered again from below by a sync that did not notice.
-            try a.store.set(.text("a"), for: .raw("after.a"))
-            try b.store.set(.text("b"), for: .raw("after.b"))
+            try await a.store.set(.text("a"), for: .raw("after.a"))
+            try await b.store.set(.text("b"), for: .raw("after.b"))
 
             let expected: [String: SQLiteValue] = [
                 "kept": .integer(1), "changed": .integer(2), "lost.a": .text("a"), "lost.b": .text("b"),
@@ -48,9 +48,9 @@ struct FleetRewindTests {
             #expect(try await server.psql("SELECT integer_value FROM defaults_fleet WHERE key = 'changed'") == "2")
 
             // And the fleet goes on: later writes on either side arrive.
-            try b.store.set(.integer(3), for: .raw("changed"))
+            try await b.store.set(.integer(3), for: .raw("changed"))
             #expect(await waitUntil(timeout: .seconds(60)) { a["changed"] == .integer(3) })
-            try a.store.set(.integer(4), for: .raw("later"))
+            try await a.store.set(.integer(4), for: .raw("later"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["later"] == .integer(4) })
             #expect(try snapshot(a.store) == snapshot(b.store))
         }
@@ -64,13 +64,13 @@ struct FleetRewindTests {
             let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
             #expect(await a.connected())
             #expect(await b.connected())
-            try a.store.set(.integer(1), for: .raw("x"))
+            try await a.store.set(.integer(1), for: .raw("x"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["x"] == .integer(1) })
             try await server.stopServer()
             let backup = try server.snapshot()
             try await server.startServer()
-            try a.store.set(.integer(2), for: .raw("lost"))
-            try b.store.set(.integer(2), for: .raw("lost.b"))
+            try await a.store.set(.integer(2), for: .raw("lost"))
+            try await b.store.set(.integer(2), for: .raw("lost.b"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["lost"] == .integer(2) && a["lost.b"] == .integer(2) })
             #expect(await a.stop() == nil)
             #expect(await b.stop() == nil)
@@ -84,8 +84,8 @@ struct FleetRewindTests {
             // already saw before the restore.
             let c = try Machine(path: directory.path + "/c.sqlite", url: server.url())
             #expect(await c.connected())
-            try c.store.set(.integer(3), for: .raw("c.new"))
-            try c.store.set(.integer(9), for: .raw("x"))
+            try await c.store.set(.integer(3), for: .raw("c.new"))
+            try await c.store.set(.integer(9), for: .raw("x"))
             #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet WHERE key IN ('c.new', 'x') AND version > 1")) == "2" })
 
             let a2 = try Machine(path: a.path, url: server.url())

@@ -75,7 +75,7 @@ struct FleetSlotsTests {
 
         // A write reaches the machines in step (the others catch up once they get a slot).
         let first = try #require(connected.first, "no machine got a slot: \(spoke)")
-        try first.machine.store.set(.integer(1), for: .raw("written"))
+        try await first.machine.store.set(.integer(1), for: .raw("written"))
         for entry in connected {
             #expect(await waitUntil(timeout: .seconds(60)) { entry.machine["written"] == .integer(1) })
         }

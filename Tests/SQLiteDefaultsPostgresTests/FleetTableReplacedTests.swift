@@ -26,20 +26,20 @@ struct FleetTableReplacedTests {
     @Test("dropped while both sync: the first push after it re-creates the table from version 1; the other machine, whose connection never dropped, rejoins it and hears every later write")
     func droppedAndCreatedAgain() async throws {
         try await withPair { server, a, b in
-            for index in 1...5 { try b.store.set(.integer(Int64(index)), for: .raw("before.\(index)")) }
-            try a.store.set(.text("a"), for: .raw("seed.a"))
+            for index in 1...5 { try await b.store.set(.integer(Int64(index)), for: .raw("before.\(index)")) }
+            try await a.store.set(.text("a"), for: .raw("seed.a"))
             await converge([a, b], to: ["before.5": .integer(5), "seed.a": .text("a")])
             let oldTable = try await server.psql("SELECT 'defaults_fleet'::regclass::oid")
             _ = try await server.psql("DROP TABLE defaults_fleet")
-            for index in 1...3 { try b.store.set(.integer(Int64(index)), for: .raw("after.\(index)")) }
+            for index in 1...3 { try await b.store.set(.integer(Int64(index)), for: .raw("after.\(index)")) }
             await converge([a, b], to: ["after.1": .integer(1), "after.2": .integer(2), "after.3": .integer(3),
                                         "before.5": .integer(5), "seed.a": .text("a")])
             // Another table, numbered afresh (which machine re-created it, and so which rows
             // hold the lowest versions, depends on who reached PostgreSQL first: not asserted).
             #expect(try await server.psql("SELECT 'defaults_fleet'::regclass::oid") != oldTable)
             // And on: writes both ways after the rejoin.
-            try a.store.set(.integer(7), for: .raw("from.a"))
-            try b.store.set(.integer(8), for: .raw("from.b"))
+            try await a.store.set(.integer(7), for: .raw("from.a"))
+            try await b.store.set(.integer(8), for: .raw("from.b"))
             await converge([a, b], to: ["from.a": .integer(7), "from.b": .integer(8)])
             #expect(try snapshot(a.store) == snapshot(b.store))
             // Each says once that it joined the new table (`a` at its next fetch, or at the
@@ -59,7 +59,7 @@ struct FleetTableReplacedTests {
             let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
             #expect(await a.connected())
             #expect(await b.connected())
-            for index in 1...5 { try b.store.set(.integer(Int64(index)), for: .raw("before.\(index)")) }
+            for index in 1...5 { try await b.store.set(.integer(Int64(index)), for: .raw("before.\(index)")) }
             await converge([a, b], to: ["before.5": .integer(5)])
 
             // The same shape, another table: what `b` pushes next is numbered from 1 there.
@@ -70,8 +70,8 @@ struct FleetTableReplacedTests {
                 ALTER TABLE defaults_fleet_next RENAME TO defaults_fleet;
                 COMMIT;
                 """)
-            try b.store.set(.integer(1), for: .raw("after.1"))
-            try a.store.set(.integer(2), for: .raw("after.2"))
+            try await b.store.set(.integer(1), for: .raw("after.1"))
+            try await a.store.set(.integer(2), for: .raw("after.2"))
             let expected: [String: SQLiteValue] = ["before.5": .integer(5), "after.1": .integer(1), "after.2": .integer(2)]
             await converge([a, b], to: expected)
             for machine in [a, b] {
@@ -84,7 +84,7 @@ struct FleetTableReplacedTests {
             #expect(try metrics.expectGauge("sqlitedefaults_fleet_connected", [("table", "defaults_fleet")]).lastValue == 1)
             // The table holds every key again, for a machine that joins later.
             #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet WHERE key LIKE 'before.%'")) == "5" })
-            try b.store.set(.integer(3), for: .raw("later"))
+            try await b.store.set(.integer(3), for: .raw("later"))
             #expect(await waitUntil(timeout: .seconds(60)) { a["later"] == .integer(3) })
             #expect(await a.stop() == nil)
             #expect(await b.stop() == nil)
@@ -94,9 +94,9 @@ struct FleetTableReplacedTests {
     @Test("the newest rows lost under live connections (versions gone back): the machines rejoin and push again what the table lost")
     func rowsLostUnderLiveConnections() async throws {
         try await withPair { server, a, b in
-            try a.store.set(.integer(1), for: .raw("kept"))
+            try await a.store.set(.integer(1), for: .raw("kept"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["kept"] == .integer(1) })
-            try a.store.set(.integer(2), for: .raw("lost"))
+            try await a.store.set(.integer(2), for: .raw("lost"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["lost"] == .integer(2) })
             let newest = try await server.psql("SELECT max(version) FROM defaults_fleet")
             _ = try await server.psql("DELETE FROM defaults_fleet WHERE version = \(newest)")
@@ -107,7 +107,7 @@ struct FleetTableReplacedTests {
             // find the table ahead of it again, with what it lost, and need no rejoin.
             #expect(await waitUntil(timeout: .seconds(60)) { (a.log.all + b.log.all).contains { $0.contains("went back in time") } },
                     "\(a.log.all) \(b.log.all)")
-            try b.store.set(.integer(3), for: .raw("later"))
+            try await b.store.set(.integer(3), for: .raw("later"))
             #expect(await waitUntil(timeout: .seconds(60)) { a["later"] == .integer(3) })
             #expect(try snapshot(a.store) == snapshot(b.store))
         }

@@ -17,12 +17,12 @@ struct FleetTests {
         try await withPair { server, a, b in
             let seen = Collected<DefaultsChange<Int>>()
             let token = b.store.observe(Self.answer) { seen.append($0) }
-            try a.store.set(42, for: Self.answer)
+            try await a.store.set(42, for: Self.answer)
             #expect(await seen.waitAsync { $0.contains { $0.newValue == 42 } })
             #expect(b.store[Self.answer] == 42)
             #expect(seen.all.allSatisfy { $0.origin == .external })
             // And back.
-            try b.store.set(7, for: Self.answer)
+            try await b.store.set(7, for: Self.answer)
             #expect(await waitUntil(timeout: .seconds(60)) { a.store[Self.answer] == 7 })
             token.cancel()
             #expect(await a.stop() == nil)
@@ -33,15 +33,15 @@ struct FleetTests {
     @Test("a change feed on one machine yields another machine's writes in order, each named the fleet's")
     func feedOfFleetWrites() async throws {
         try await withPair { server, a, b in
-            let start = try b.store.newestSequence()
+            let start = try await b.store.newestSequence()
             // Each write reaches B before the next is made: written together, the fleet would
             // carry only each key's last value (the table holds values, not changes).
             for index in 1...5 {
                 let key = DefaultsKey<Int>("feed.\(index)", default: 0)
-                try a.store.set(index, for: key)
+                try await a.store.set(index, for: key)
                 #expect(await waitUntil(timeout: .seconds(60)) { b.store[key] == index })
             }
-            try a.store.remove(DefaultsKey<Int>("feed.2", default: 0))
+            try await a.store.remove(DefaultsKey<Int>("feed.2", default: 0))
             let entries = try await firstChanges(of: b.store.changes(since: start, prefix: "feed."), count: 6)
             #expect(entries.map(\.key) == ["feed.1", "feed.2", "feed.3", "feed.4", "feed.5", "feed.2"])
             #expect(entries.last?.value == .removed)
@@ -61,7 +61,7 @@ struct FleetTests {
                 "text.empty": .text(""), "text.unicode": .text("héllo\u{0}wörld 🎉"), "text.json": .text(#"{"a":[1,2]}"#),
                 "blob.empty": .blob(Data()), "blob.bytes": .blob(Data((0...255).map { UInt8($0) })),
             ]
-            try a.store.transaction { transaction in
+            try await a.store.transaction { transaction in
                 for (key, value) in values { try transaction.set(value, for: .raw(key)) }
             }
             // NULL is a row too (the API removes the row for nil; plain SQL can store NULL).
@@ -87,16 +87,16 @@ struct FleetTests {
             let composed = "\u{E9}", decomposed = "e\u{301}"
             // Past the sessions' first exchange (which compares every key): from here on, only
             // the keys the store reports changed are pushed.
-            try a.store.set(1, for: Self.answer)
+            try await a.store.set(1, for: Self.answer)
             #expect(await waitUntil(timeout: .seconds(60)) { b.store[Self.answer] == 1 })
-            try a.store.transaction { transaction in
+            try await a.store.transaction { transaction in
                 try transaction.set(SQLiteValue.integer(1), for: .raw(composed))
                 try transaction.set(SQLiteValue.integer(2), for: .raw(decomposed))
             }
             #expect(await waitUntil(timeout: .seconds(60)) { b[composed] == .integer(1) && b[decomposed] == .integer(2) })
             #expect(try await server.psql("SELECT count(*) FROM defaults_fleet WHERE key <> 'answer'") == "2")
             // And changed again, from the other side, one at a time and together.
-            try b.store.set(SQLiteValue.integer(3), for: .raw(decomposed))
+            try await b.store.set(SQLiteValue.integer(3), for: .raw(decomposed))
             #expect(await waitUntil(timeout: .seconds(60)) { a[decomposed] == .integer(3) && a[composed] == .integer(1) })
             #expect(await a.stop() == nil)
             #expect(await b.stop() == nil)
@@ -106,9 +106,9 @@ struct FleetTests {
     @Test("deletes propagate, and so do writes from another process and the sqlite3 shell")
     func deletesAndOtherWriters() async throws {
         try await withPair { server, a, b in
-            try a.store.set(1, for: Self.answer)
+            try await a.store.set(1, for: Self.answer)
             #expect(await waitUntil(timeout: .seconds(60)) { b.store.contains(Self.answer) })
-            try a.store.remove(Self.answer)
+            try await a.store.remove(Self.answer)
             #expect(await waitUntil(timeout: .seconds(60)) { !b.store.contains(Self.answer) })
             #expect(try await server.psql("SELECT storage_class FROM defaults_fleet WHERE key = 'answer'") == "deleted")
 
@@ -126,7 +126,7 @@ struct FleetTests {
         try await withPair { server, a, b in
             for turn in 1...10 {
                 let (writer, reader) = turn % 2 == 1 ? (a, b) : (b, a)
-                try writer.store.set(turn, for: Self.answer)
+                try await writer.store.set(turn, for: Self.answer)
                 #expect(await waitUntil(timeout: .seconds(60)) { reader.store[Self.answer] == turn })
             }
             // Every push is one version; an echo would be an eleventh.
@@ -135,9 +135,9 @@ struct FleetTests {
             // either side echoed a write it applied, that echo would have been pushed before the
             // marker that machine pushes next, and the markers' versions would not be 11 and 12.
             let marker = DefaultsKey<Int>("marker", default: 0)
-            try a.store.set(1, for: marker)
+            try await a.store.set(1, for: marker)
             #expect(await waitUntil(timeout: .seconds(60)) { b.store[marker] == 1 })
-            try b.store.set(2, for: marker)
+            try await b.store.set(2, for: marker)
             #expect(await waitUntil(timeout: .seconds(60)) { a.store[marker] == 2 })
             #expect(try await server.psql("SELECT max(version) FROM defaults_fleet") == "12")
             #expect(try await server.psql("SELECT version FROM defaults_fleet WHERE key = 'marker'") == "12")
@@ -151,10 +151,10 @@ struct FleetTests {
             try await server.stopServer()
             #expect(await waitUntil(timeout: .seconds(60)) { !a.sync.isConnected && !b.sync.isConnected })
             // Local reads and writes go on.
-            try a.store.set(.text("from a"), for: .raw("offline.a"))
-            try b.store.set(.text("from b"), for: .raw("offline.b"))
-            try a.store.set(.text("a's"), for: .raw("offline.shared"))
-            try b.store.set(.text("b's"), for: .raw("offline.shared"))
+            try await a.store.set(.text("from a"), for: .raw("offline.a"))
+            try await b.store.set(.text("from b"), for: .raw("offline.b"))
+            try await a.store.set(.text("a's"), for: .raw("offline.shared"))
+            try await b.store.set(.text("b's"), for: .raw("offline.shared"))
             try await server.startServer()
             #expect(await a.connected())
             #expect(await b.connected())
@@ -177,7 +177,7 @@ struct FleetTests {
     func serverRestartMidStream() async throws {
         try await withPair { server, a, b in
             for index in 0..<300 {
-                try a.store.set(.integer(Int64(index)), for: .raw("stream.\(index % 50)"))
+                try await a.store.set(.integer(Int64(index)), for: .raw("stream.\(index % 50)"))
                 if index == 120 { try await server.restart() }
                 if index % 10 == 0 { try await Task.sleep(for: .milliseconds(5)) }  // pacing: a stream, not a burst
             }
@@ -199,7 +199,7 @@ struct FleetTests {
                         for key in 0..<20 {
                             // Keys 0–4 are written by every machine; the others are its own.
                             let name = key < 5 ? "shared.\(key)" : "m\(index).k\(key)"
-                            try machine.store.set(.text("m\(index)"), for: .raw(name))
+                            try await machine.store.set(.text("m\(index)"), for: .raw(name))
                         }
                     }
                 }
@@ -226,13 +226,13 @@ struct FleetTests {
             let directory = try TemporaryDirectory()
             let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
             #expect(await b.connected())
-            try b.store.set(.text("light"), for: .raw("theme"))
+            try await b.store.set(.text("light"), for: .raw("theme"))
             #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "1" })
 
             let path = directory.path + "/a.sqlite"
             let existing = try DefaultsStore(path: path)
-            try existing.set(.text("dark"), for: .raw("theme"))
-            try existing.set(.integer(1), for: .raw("only.a"))
+            try await existing.set(.text("dark"), for: .raw("theme"))
+            try await existing.set(.integer(1), for: .raw("only.a"))
             try existing.close()
             let a = try Machine(path: path, url: server.url())
             #expect(await a.connected())
@@ -250,20 +250,20 @@ struct FleetTests {
             let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
             #expect(await a.connected())
             #expect(await b.connected())
-            try a.store.set(.integer(-1), for: .raw("gone.soon"))
+            try await a.store.set(.integer(-1), for: .raw("gone.soon"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["gone.soon"] != nil })
             await a.stop()
             try a.store.close()
 
             let offline = try DefaultsStore(path: path)
             for batch in 0..<12 {
-                try offline.transaction { transaction in
+                try await offline.transaction { transaction in
                     for index in 0..<1_000 {
                         try transaction.set(.integer(Int64(batch * 1_000 + index)), for: .raw("key.\(index)"))
                     }
                 }
             }
-            try offline.remove(DefaultsKey<SQLiteValue>.raw("gone.soon"))
+            try await offline.remove(DefaultsKey<SQLiteValue>.raw("gone.soon"))
             let expected = try snapshot(offline)
             try offline.close()
 
@@ -292,7 +292,7 @@ struct FleetTests {
             for pid in frozen { kill(pid, SIGSTOP) }
             defer { for pid in frozen { kill(pid, SIGCONT) } }
 
-            try a.store.set(.integer(5), for: .raw("frozen"))
+            try await a.store.set(.integer(5), for: .raw("frozen"))
             // Local reads and writes go on; the push hangs until the deadline gives it up.
             #expect(a["frozen"] == .integer(5))
             #expect(await waitUntil(timeout: .seconds(30)) { !a.sync.isConnected })
@@ -309,7 +309,7 @@ struct FleetTests {
             let b = try Machine(path: directory.path + "/b.sqlite", url: server.url() + "?sslmode=require")
             #expect(await a.connected())
             #expect(await b.connected())
-            try a.store.set(.text("over TLS"), for: .raw("secure"))
+            try await a.store.set(.text("over TLS"), for: .raw("secure"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["secure"] == .text("over TLS") })
             // Both syncs' connections are encrypted (psql's own is left out).
             let encrypted = try await server.psql("""
@@ -325,9 +325,9 @@ struct FleetTests {
     @Test("a key PostgreSQL cannot hold (NUL in its name) stays local, once warned, and blocks nothing")
     func nulKey() async throws {
         try await withPair { server, a, b in
-            try a.store.set(.integer(1), for: .raw("nul\u{0}key"))
-            try a.store.set(.integer(2), for: .raw("nul\u{0}key"))
-            try a.store.set(.integer(3), for: .raw("plain"))
+            try await a.store.set(.integer(1), for: .raw("nul\u{0}key"))
+            try await a.store.set(.integer(2), for: .raw("nul\u{0}key"))
+            try await a.store.set(.integer(3), for: .raw("plain"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["plain"] == .integer(3) })
             #expect(b["nul\u{0}key"] == nil)
             #expect(a.log.all.filter { $0.contains("NUL") }.count == 1)

@@ -51,13 +51,13 @@ struct LocalReplicaTests {
         let store = try DefaultsStore(path: directory.database)
         let replica = LocalReplica(store: store)
         _ = try replica.join("fleet")
-        let start = try store.newestSequence()
-        try store.set(1, for: DefaultsKey<Int>("local.before", default: 0))
+        let start = try await store.newestSequence()
+        try await store.set(1, for: DefaultsKey<Int>("local.before", default: 0))
         try replica.apply([FleetRow(key: "b", value: .text("x"), version: 1),
                            FleetRow(key: "a", value: .integer(2), version: 2),
                            FleetRow(key: "c", value: nil, version: 3)],
                           identity: "fleet", position: 3, asNewMember: true)
-        try store.set(2, for: DefaultsKey<Int>("local.after", default: 0))
+        try await store.set(2, for: DefaultsKey<Int>("local.after", default: 0))
         let entries = try await firstChanges(of: store.changes(since: start), count: 4)
         // `c` was never on this machine: removing it changes nothing, so it has no entry.
         #expect(entries.map(\.key) == ["local.before", "b", "a", "local.after"])

@@ -48,7 +48,7 @@ struct SyncCommandTests {
 
             let store = try DefaultsStore(path: path)
             for index in 0..<50 {
-                try store.set(.integer(Int64(index)), for: .raw("written.\(index)"))
+                try await store.set(.integer(Int64(index)), for: .raw("written.\(index)"))
             }
             first.process.send(SIGKILL)
             let killed = await first.process.wait(timeout: .seconds(30))
@@ -58,7 +58,7 @@ struct SyncCommandTests {
             #expect(await second.ready())
             #expect(await waitUntil(timeout: .seconds(60)) { (0..<50).allSatisfy { b["written.\($0)"] == .integer(Int64($0)) } })
             // And the other way, to the sidecar's file, observed by the store in this process.
-            try b.store.set(.text("hello"), for: .raw("from.b"))
+            try await b.store.set(.text("hello"), for: .raw("from.b"))
             #expect(await waitUntil(timeout: .seconds(60)) { ((try? store.entries()) ?? []).contains { $0.key == "from.b" } })
 
             second.process.send(SIGTERM)
@@ -130,7 +130,7 @@ struct SyncCommandTests {
         }
         // A write made meanwhile reaches the stopped machine once it goes on.
         let writer = try DefaultsStore(path: directory.path + "/m\(sidecars.firstIndex { $0 === waiting[0] } ?? 0).sqlite")
-        try writer.set(.integer(1), for: .raw("while.stopped"))
+        try await writer.set(.integer(1), for: .raw("while.stopped"))
         paused.process.send(SIGCONT)
         let pausedStore = try DefaultsStore(path: directory.path + "/m\(sidecars.firstIndex { $0 === paused } ?? 0).sqlite")
         #expect(await waitUntil(timeout: .seconds(60)) { pausedStore.contains(.raw("while.stopped")) })

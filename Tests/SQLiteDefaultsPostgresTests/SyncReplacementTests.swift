@@ -35,15 +35,15 @@ struct SyncReplacementTests {
             #expect(await sidecar.ready())
 
             let first = try DefaultsStore(path: path)
-            try first.set(.integer(1), for: .raw("shared"))
-            try first.set(.integer(1), for: .raw("only.old"))
+            try await first.set(.integer(1), for: .raw("shared"))
+            try await first.set(.integer(1), for: .raw("only.old"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["shared"] == .integer(1) && b["only.old"] == .integer(1) })
             try first.close()
 
             let other = directory.path + "/other.sqlite"
             let replacement = try DefaultsStore(path: other)
-            try replacement.set(.integer(2), for: .raw("shared"))
-            try replacement.set(.text("new"), for: .raw("only.new"))
+            try await replacement.set(.integer(2), for: .raw("shared"))
+            try await replacement.set(.text("new"), for: .raw("only.new"))
             try replacement.close()
             #expect(rename(other, path) == 0)
 
@@ -55,9 +55,9 @@ struct SyncReplacementTests {
             #expect(await waitUntil(timeout: .seconds(60)) { ((try? reopened.entries()) ?? []).contains { $0.key == "only.old" } })
 
             // Later writes to the new file are pushed, and the fleet's reach it.
-            try reopened.set(.integer(3), for: .raw("after"))
+            try await reopened.set(.integer(3), for: .raw("after"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["after"] == .integer(3) }, "\(sidecar.errors.all)")
-            try b.store.set(.text("b"), for: .raw("from.b"))
+            try await b.store.set(.text("b"), for: .raw("from.b"))
             #expect(await waitUntil(timeout: .seconds(60)) { ((try? reopened.entries()) ?? []).contains { $0.key == "from.b" } })
 
             sidecar.process.send(SIGTERM)

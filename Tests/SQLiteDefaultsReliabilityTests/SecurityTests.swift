@@ -99,7 +99,7 @@ struct SecurityTests {
             #expect(!store.contains(typed))
             tried.append(1)
         }
-        #expect(try store.keys().isEmpty)
+        #expect(try await store.keys().isEmpty)
         reportFigure("security: \(hostileKeys.count) hostile keys and \(tried.count) random keys round-tripped as data")
     }
 

@@ -35,7 +35,7 @@ struct DefaultsStoreServiceTests {
     func gracefulShutdownClosesTheStore() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.set(3, for: DefaultsKey<Int>("n", default: 0))
+        try await store.set(3, for: DefaultsKey<Int>("n", default: 0))
         let running = Collected<Bool>(), drained = Collected<Int>()
         let updatesEnded = Collected<Bool>()
         let updates = Task {

@@ -103,7 +103,7 @@ struct DeclareTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.allSatisfy { $0.status == 0 }, "\(results)")
-        #expect(try DefaultsStore(path: db).declarations() == [DefaultsDeclaration(key: "timeout", type: .int, defaultValue: .integer(30))])
+        await #expect(try DefaultsStore(path: db).declarations() == [DefaultsDeclaration(key: "timeout", type: .int, defaultValue: .integer(30))])
     }
 
     @Test("two processes declaring different types for one key at once: one declaration stands, and the value fits it")
@@ -128,7 +128,7 @@ struct DeclareTests {
         let directory = try TemporaryDirectory()
         let db = directory.path("d.sqlite")
         let store = try DefaultsStore(path: db)
-        try store.transaction { _ in
+        try await store.transaction { _ in
             for index in 0..<10_000 {
                 try store.declare(DefaultsDeclaration(key: "key.\(index)", type: .int, defaultValue: .integer(Int64(index)),
                                                       summary: "Key number \(index)"))

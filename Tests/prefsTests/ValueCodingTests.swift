@@ -30,7 +30,7 @@ struct ValueCodingTests {
         let (value, json) = Self.encodings[index]
         let directory = try TemporaryDirectory()
         let source = directory.path("source.sqlite")
-        try DefaultsStore(path: source).set(value, for: DefaultsKey<SQLiteValue?>("k"))
+        try await DefaultsStore(path: source).set(value, for: DefaultsKey<SQLiteValue?>("k"))
         #expect(try await Prefs.succeed(["--db", source, "read", "k", "--json"]) == json + "\n")
 
         let target = directory.path("target.sqlite")
@@ -121,7 +121,7 @@ struct ValueCodingTests {
     func realText(_ number: Double) async throws {
         let directory = try TemporaryDirectory()
         let database = directory.path("defaults.sqlite")
-        try DefaultsStore(path: database).set(.real(number), for: DefaultsKey<SQLiteValue?>("r"))
+        try await DefaultsStore(path: database).set(.real(number), for: DefaultsKey<SQLiteValue?>("r"))
         let text = try await Prefs.succeed(["--db", database, "read", "r"]).dropLast()
         #expect(Double(text) == number)
         #expect(text.contains(".") || text.contains("e"), "\(text)")

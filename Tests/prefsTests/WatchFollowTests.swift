@@ -121,9 +121,9 @@ struct WatchFollowTests {
         let database = directory.path("db.sqlite")
         try await Prefs.succeed(["--db", database, "write", "n", "0", "--type", "int"])
         let store = try DefaultsStore(path: database)
-        try store.setHistoryRetention(100)
+        try await store.setHistoryRetention(100)
         for value in 1...1_200 { store[DefaultsKey<Int>("n", default: 0)] = value }
-        let newest = try store.newestSequence()
+        let newest = try await store.newestSequence()
         try store.close()
         for (since, words) in [("1", "compacted"), ("\(newest + 10)", "no change")] {
             let result = try await Prefs.run(["--db", database, "watch", "--since", since])

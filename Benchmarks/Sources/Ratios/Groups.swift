@@ -49,7 +49,7 @@ enum Groups {
         let r = try harness.run("set", [
             { try Workloads.setInt(.defaults) }, { try Workloads.setInt(.raw) }, { try Workloads.setIntBare() },
             { try Workloads.setIntBare(pageSize: RawSQLite.libraryPageSize) },
-            { try Workloads.setIntWithoutMonitor() }, { try Workloads.setIntDeclared() },
+            { try Workloads.setIntWithoutMonitor() }, { try Workloads.setIntDeclared() }, { try Workloads.setIntAsync() },
             { try Workloads.setString(.defaults) }, { try Workloads.setString(.raw) },
             { try Workloads.setCodable(.defaults) }, { try Workloads.setCodable(.raw) },
             { try Workloads.transaction100(.defaults) }, { try Workloads.transaction100(.raw) },
@@ -68,6 +68,7 @@ enum Groups {
         ratio("  diagnosis: SQLiteDefaults / bare table with the library's \(RawSQLite.libraryPageSize)-byte pages", r, "set Int · SQLiteDefaults", smallPages)
         ratio("  diagnosis: raw SQLite same schema / bare table with the library's pages", r, "set Int · raw SQLite", smallPages)
         ratio("  diagnosis: bare table, \(RawSQLite.libraryPageSize)-byte pages / SQLite's default 4,096", r, smallPages, "set Int · raw SQLite, bare table")
+        ratio("set Int: async (on the store's thread) / synchronous", r, "set Int · SQLiteDefaults, async", "set Int · SQLiteDefaults", limit: 1.3)
         ratio("set Int with the external monitor on / off", r, "set Int · SQLiteDefaults", "set Int · SQLiteDefaults, no external monitor", limit: 1.1)
         ratio("  diagnosis: set Int with externalChangeDetection = .off / raw SQLite", r, "set Int · SQLiteDefaults, no external monitor", "set Int · raw SQLite")
         ratio("set Int of a declared key (10,000 declared) / of an undeclared key", r,

@@ -68,6 +68,7 @@ final class Database {
 
     /// Runs SQL that returns no rows (several statements allowed), without caching.
     func execute(_ sql: String) throws {
+        StatementProbe.stepping(sql, path: path)
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         if code != SQLITE_OK {

@@ -105,6 +105,7 @@ final class Statement {
 
     /// Runs one step; `true` while a row is available.
     func step() throws -> Bool {
+        StatementProbe.stepping(sql, path: database.path)
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true

@@ -42,6 +42,8 @@ final class StoreEngine: Sendable {
     let lastCheckFailure = Mutex<String?>(nil)
     /// Commits, external changes and the monitor's looks, for swift-metrics.
     let metrics: EngineMetrics
+    /// Where the store's async calls run (see ``StoreThread``).
+    let storeThread: StoreThread
 
     /// - Parameter path: the database file as the user named it (relative to the current
     ///   directory, or absolute), or nil for memory.
@@ -57,6 +59,7 @@ final class StoreEngine: Sendable {
         metrics = EngineMetrics(factory: configuration.metricsFactory)
         let failures = WriteFailureReporter(logger: configuration.logger)
         self.failures = failures
+        storeThread = StoreThread(busyTimeout: configuration.busyTimeout, path: path)
         let report = { (notice: DefaultsError) in failures.report(notice, operation: "opening the database", warns: true) }
         if let path {
             if configuration.isReadOnly {
@@ -174,6 +177,8 @@ final class StoreEngine: Sendable {
             return true
         }
         guard wasOpen else { return }
+        storeThread.close(with: DefaultsError(
+            .closed, "the store \(path ?? "in memory") was closed while this call waited for its turn; nothing was done", path: path))
         ConnectionBudget.shared.closed(self)
         let registration = registration.withLock { registration in
             defer { registration = nil }
@@ -236,7 +241,7 @@ final class StoreEngine: Sendable {
     /// then delivers the change.
     func write(_ key: HashedKey, _ row: SQLiteValue?) throws {
         try withConnection { connection in
-            try writeRow(key, row, on: connection)
+            try takingWriteLock(connection) { try writeRow(key, row, on: connection) }
             if connection.transactionDepth == 0 { publishCommitted(connection) }
         }
         deliverIfOutermost()
@@ -274,7 +279,7 @@ final class StoreEngine: Sendable {
 
     private func transaction<Result>(origin: DefaultsChangeOrigin, _ body: (StoreConnection) throws -> Result) throws -> Result {
         let result = try withConnection { connection in
-            try connection.begin()
+            try takingWriteLock(connection) { try connection.begin() }
             let mark = connection.recorder.mark()
             let result: Result
             do {

@@ -123,7 +123,9 @@ enum StoreOpener {
         try StrictJSON.install(on: database)
         // The first read is where SQLite notices a file that is not a database.
         do {
-            _ = try database.integer("SELECT count(*) FROM sqlite_master")
+            _ = try OpeningWait.retryingBusy(timeout: configuration.busyTimeout, path: database.path, while: "reading the schema") {
+                try database.integer("SELECT count(*) FROM sqlite_master")
+            }
         } catch let error as DefaultsError where error.code == .notADatabase {
             throw DefaultsError(.notADatabase, "the file at \(database.path) is not a SQLite database; it was left untouched",
                                 path: database.path, sqliteCode: error.sqliteCode, sqliteMessage: error.sqliteMessage)
@@ -153,15 +155,22 @@ enum StoreOpener {
             // Only a file with no pages yet takes it; SQLite ignores it on any other, so a file
             // keeps the page size it was made with (see `newFilePageSize`).
             try database.execute("PRAGMA page_size = \(newFilePageSize)")
-            let mode = try database.statement("PRAGMA journal_mode = WAL")
-            defer { mode.reset() }
-            _ = try mode.step()
-            guard mode.text(at: 0).lowercased() == "wal" else {
-                throw DefaultsError(.cannotOpen, "the database at \(database.path) cannot use write-ahead logging (journal mode is \(mode.text(at: 0)))", path: database.path)
+            // Processes opening a new file at once: see OpeningWait.
+            let journalMode = try OpeningWait.retryingBusy(timeout: configuration.busyTimeout, path: database.path,
+                                                           while: "switching the journal to WAL") {
+                let mode = try database.statement("PRAGMA journal_mode = WAL")
+                defer { mode.reset() }
+                _ = try mode.step()
+                return mode.text(at: 0)
+            }
+            guard journalMode.lowercased() == "wal" else {
+                throw DefaultsError(.cannotOpen, "the database at \(database.path) cannot use write-ahead logging (journal mode is \(journalMode))", path: database.path)
             }
         }
         try database.execute("PRAGMA synchronous = \(configuration.synchronous == .full ? "FULL" : "NORMAL")")
-        try migrator.migrate(database)
+        try OpeningWait.retryingBusy(timeout: configuration.busyTimeout, path: database.path, while: "migrating the schema") {
+            try migrator.migrate(database)
+        }
         // A file written meanwhile only by clients that never prune (`sqlite3`, Python, a
         // cron job) is brought back to its length now; a read-only store returned above and
         // writes nothing. Without waiting for the lock, and best effort: opening never fails

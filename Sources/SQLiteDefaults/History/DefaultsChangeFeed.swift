@@ -80,10 +80,13 @@ public struct DefaultsChangeFeed: AsyncSequence, Sendable {
                 }
                 let page: (entries: [Element], last: Int64?)
                 do {
-                    page = try feed.core.feedPage(after: cursor, limit: DefaultsChangeFeed.pageSize, accepts: feed.accepts)
+                    // On the store's thread: a page read is file I/O, kept off the shared pool.
+                    page = try await feed.core.onStoreThread { [cursor, feed] in
+                        try feed.core.feedPage(after: cursor, limit: DefaultsChangeFeed.pageSize, accepts: feed.accepts)
+                    }
                 } catch {
                     cancel?()
-                    if feed.core.isClosed { return nil }
+                    if feed.core.isClosed || error is CancellationError { return nil }
                     throw error
                 }
                 if let last = page.last {

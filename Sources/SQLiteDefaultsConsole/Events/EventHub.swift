@@ -43,7 +43,7 @@ final class EventHub: Sendable {
                     }
                     return  // the store closed, or the client went (cancelled)
                 } catch let error as DefaultsError where error.code == .historyCompacted || error.code == .historyRewound {
-                    position = (try? store.newestSequence()) ?? position
+                    position = await (try? store.newestSequence()) ?? position
                     queue.push(Self.compacted(oldest: error.oldestKeptSequence, newest: position))
                 } catch {
                     queue.finish()

@@ -13,10 +13,10 @@ struct ConsoleAPITests {
     @Test("GET /api/keys lists every stored key with its value, text, type and storage class", arguments: ConsoleMount.all)
     func listsKeys(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        try fixture.store.set(.integer(42), for: DefaultsKey<SQLiteValue?>("count"))
-        try fixture.store.set(.real(2.0), for: DefaultsKey<SQLiteValue?>("ratio"))
-        try fixture.store.set(.text("Ada"), for: DefaultsKey<SQLiteValue?>("name"))
-        try fixture.store.set(.blob(Data([0xDE, 0xAD])), for: DefaultsKey<SQLiteValue?>("raw"))
+        try await fixture.store.set(.integer(42), for: DefaultsKey<SQLiteValue?>("count"))
+        try await fixture.store.set(.real(2.0), for: DefaultsKey<SQLiteValue?>("ratio"))
+        try await fixture.store.set(.text("Ada"), for: DefaultsKey<SQLiteValue?>("name"))
+        try await fixture.store.set(.blob(Data([0xDE, 0xAD])), for: DefaultsKey<SQLiteValue?>("raw"))
         try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys", method: .get) { response in
                 #expect(response.status == .ok)
@@ -41,10 +41,10 @@ struct ConsoleAPITests {
     func canonicallyEquivalentKeys(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
         let composed = "\u{E9}", decomposed = "e\u{301}"
-        try fixture.store.declare(DefaultsDeclaration(key: composed, type: .int))
-        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(composed))
-        try fixture.store.set(.text("x"), for: DefaultsKey<SQLiteValue?>(decomposed))
-        try fixture.store.set(.text("y"), for: DefaultsKey<SQLiteValue?>(decomposed))
+        try await fixture.store.declare(DefaultsDeclaration(key: composed, type: .int))
+        try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(composed))
+        try await fixture.store.set(.text("x"), for: DefaultsKey<SQLiteValue?>(decomposed))
+        try await fixture.store.set(.text("y"), for: DefaultsKey<SQLiteValue?>(decomposed))
         let versions = (try fixture.store.version(of: composed), try fixture.store.version(of: decomposed))
         #expect(versions.0 != versions.1)
         try await fixture.test(.router) { client in
@@ -118,7 +118,7 @@ struct ConsoleAPITests {
     ])
     func refusals(mount: ConsoleMount, body: String) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        try fixture.store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("k"))
+        try await fixture.store.set(.integer(5), for: DefaultsKey<SQLiteValue?>("k"))
         try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys/k", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: body)) { response in
                 #expect(response.status == .badRequest)
@@ -142,7 +142,7 @@ struct ConsoleAPITests {
                 }
             }
         }
-        #expect(Set(try fixture.store.keys()) == Set(keys))
+        #expect(Set(try await fixture.store.keys()) == Set(keys))
         try await fixture.test(.router) { client in
             for key in keys {
                 try await client.execute(uri: "/api/keys/" + encodedKey(key), method: .delete) { response in
@@ -150,13 +150,13 @@ struct ConsoleAPITests {
                 }
             }
         }
-        #expect(try fixture.store.keys().isEmpty)
+        #expect(try await fixture.store.keys().isEmpty)
     }
 
     @Test("DELETE removes the key (204); deleting a missing key changes nothing and is 404 {\"error\"}", arguments: ConsoleMount.all)
     func delete(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        try fixture.store.set(.text("x"), for: DefaultsKey<SQLiteValue?>("k"))
+        try await fixture.store.set(.text("x"), for: DefaultsKey<SQLiteValue?>("k"))
         try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys/k", method: .delete) { #expect($0.status == .noContent) }
             try await client.execute(uri: "/api/keys/k", method: .delete) { response in
@@ -213,7 +213,7 @@ struct ConsoleAPITests {
     @Test("Mounted under a prefix: the page redirects to its trailing slash, the API answers below it", arguments: ConsoleMount.all)
     func mountedUnderPrefix(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount, prefix: "admin/prefs")
-        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("flag"))
+        try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("flag"))
         try await fixture.test(.router) { client in
             try await client.execute(uri: "/admin/prefs", method: .get) { response in
                 #expect(response.status == .movedPermanently && response.headers[.location] == "/admin/prefs/")
@@ -232,10 +232,10 @@ struct ConsoleEdgeTests {
     @Test("The database replaced underneath: writes get 503 naming the replacement, and neither file changes", arguments: ConsoleMount.all)
     func databaseReplaced(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("k"))
+        try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("k"))
         let replacement = fixture.directory.path + "/other.sqlite"
         let other = try DefaultsStore(path: replacement)
-        try other.set(.integer(2), for: DefaultsKey<SQLiteValue?>("k"))
+        try await other.set(.integer(2), for: DefaultsKey<SQLiteValue?>("k"))
         try other.close()
         #expect(rename(replacement, fixture.path) == 0)
         #expect(await waitUntil {

@@ -13,10 +13,10 @@ struct ConsoleHistoryPagingTests {
     @Test("a page holds at most 1,000 entries, whatever limit asks; before=SEQ pages on; a full page names the next cursor in X-History-Next-Before and Link", arguments: ConsoleMount.all)
     func pages(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        try fixture.store.transaction { transaction in
+        try await fixture.store.transaction { transaction in
             for index in 0..<1_005 { try transaction.set(index, for: DefaultsKey<Int>("bulk.\(index)", default: 0)) }
         }
-        for value in 0..<25 { try fixture.store.set(.integer(Int64(value)), for: DefaultsKey<SQLiteValue?>("n")) }
+        for value in 0..<25 { try await fixture.store.set(.integer(Int64(value)), for: DefaultsKey<SQLiteValue?>("n")) }
         try await fixture.test(.router) { client in
             for limit in ["1001", "100000"] {
                 try await client.execute(uri: "/api/history?limit=\(limit)", method: .get) { response in
@@ -54,7 +54,7 @@ struct ConsoleHistoryPagingTests {
     func chunkedBody(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
         let big = String(repeating: "y", count: 16_000)
-        for index in 0..<600 { try fixture.store.set(.text("\(index)" + big), for: DefaultsKey<SQLiteValue?>("doc")) }
+        for index in 0..<600 { try await fixture.store.set(.text("\(index)" + big), for: DefaultsKey<SQLiteValue?>("doc")) }
         try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let response = try await onOwnThread { try RawHTTPConnection.request(port: port, "GET", "/api/history?limit=1000", timeout: .seconds(120)) }

@@ -55,7 +55,7 @@ struct ConsoleHistoryTests {
     @Test("A declared key's entries carry its type, as prefs history --json prints them", arguments: ConsoleMount.all)
     func declaredType(mount: ConsoleMount) async throws {
         let fixture = try Self.fixtureWithChanges(mount: mount)
-        try fixture.store.declare(DefaultsDeclaration(key: "other", type: .string))
+        try await fixture.store.declare(DefaultsDeclaration(key: "other", type: .string))
         let body = try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/history", method: .get) { response in
                 #expect(response.status == .ok)
@@ -92,7 +92,7 @@ struct ConsoleHistoryTests {
     @Test("A key with no history, or one never written, is an empty array; a percent-encoded key is found", arguments: ConsoleMount.all)
     func unknownKey(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("a b&c=d/+"))
+        try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("a b&c=d/+"))
         try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/history?key=nope", method: .get) { response in
                 #expect(response.status == .ok && response.body.text == "[]")
@@ -122,7 +122,7 @@ struct ConsoleHistoryTests {
     @Test("GET /api/keys and PUT carry each key's last change from the history: time and writer", arguments: ConsoleMount.all)
     func lastChange(mount: ConsoleMount) async throws {
         let fixture = try Self.fixtureWithChanges(mount: mount)
-        try fixture.store.set(.integer(7), for: DefaultsKey<SQLiteValue?>("unchanged.since.load"))
+        try await fixture.store.set(.integer(7), for: DefaultsKey<SQLiteValue?>("unchanged.since.load"))
         try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys", method: .get) { response in
                 let json = try #require(parsedJSON(response.body) as? [String: Any])

@@ -31,7 +31,7 @@ struct ConsoleKeyAddressTests {
                 }
             }
         }
-        #expect(Set(try fixture.store.keys()) == Set(Self.awkwardKeys))
+        #expect(Set(try await fixture.store.keys()) == Set(Self.awkwardKeys))
         try await fixture.test(.router) { client in
             for key in Self.awkwardKeys {
                 try await client.execute(uri: "/api/keys?key=" + Self.queryValue(key), method: .delete) { response in
@@ -39,13 +39,13 @@ struct ConsoleKeyAddressTests {
                 }
             }
         }
-        #expect(try fixture.store.keys().isEmpty)
+        #expect(try await fixture.store.keys().isEmpty)
     }
 
     @Test("api/keys?keyHex= names a key by its bytes; a request naming no key, or two, is 400", arguments: ConsoleMount.all)
     func hexForm(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(".."))
+        try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(".."))
         try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys?keyHex=2E2e", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: #"{"value": 2}"#)) {
                 #expect($0.status == .ok)
@@ -60,7 +60,7 @@ struct ConsoleKeyAddressTests {
     @Test("A key that is not UTF-8 is listed by its escaped address and keyHex; PUT and DELETE by that address act on that row only", .requiresSQLiteShell, arguments: ConsoleMount.all)
     func invalidUTF8Key(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        try fixture.store.set(.text("seed"), for: DefaultsKey<SQLiteValue?>("seed"))
+        try await fixture.store.set(.text("seed"), for: DefaultsKey<SQLiteValue?>("seed"))
         try sqlite3(fixture.path, "INSERT INTO defaults(key, value) VALUES (CAST(x'ff6b6579' AS TEXT), 'v')")
         let path = fixture.path
         let count: @Sendable () throws -> String = { try sqlite3(path, "SELECT count(*) FROM defaults WHERE key = CAST(x'ff6b6579' AS TEXT)") }
@@ -87,15 +87,15 @@ struct ConsoleKeyAddressTests {
             try await client.execute(uri: "/api/keys?keyHex=ff6b6579", method: .delete) { #expect($0.status == .notFound) }
         }
         #expect(try count() == "0")
-        #expect(try fixture.store.keys() == ["seed"])
+        #expect(try await fixture.store.keys() == ["seed"])
     }
 
     @Test("A declared bool reads true/false in text and defaultText", arguments: ConsoleMount.all)
     func declaredBoolText(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        try fixture.store.declare(DefaultsDeclaration(key: "verbose", type: .bool, defaultValue: .integer(0)))
-        try fixture.store.declare(DefaultsDeclaration(key: "dark", type: .bool, defaultValue: .integer(1)))
-        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("verbose"))
+        try await fixture.store.declare(DefaultsDeclaration(key: "verbose", type: .bool, defaultValue: .integer(0)))
+        try await fixture.store.declare(DefaultsDeclaration(key: "dark", type: .bool, defaultValue: .integer(1)))
+        try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("verbose"))
         try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys", method: .get) { response in
                 let keys = try #require((parsedJSON(response.body) as? [String: Any])?["keys"] as? [[String: Any]])

@@ -45,7 +45,7 @@ struct ConsoleTeamTests {
             }
             try await client.execute(uri: "/admin/prefs/api/keys/team.limit/secret", method: .get) { #expect($0.status == .forbidden) }
         }
-        let entry = try #require(try fixture.store.history(keys: ["team.limit"], limit: 1).first)
+        let entry = try #require(try await fixture.store.history(keys: ["team.limit"], limit: 1).first)
         #expect(entry.writer.actor == "grace@app" && entry.writer.reason == "load test")
     }
 
@@ -57,15 +57,15 @@ struct ConsoleTeamTests {
                                      body: ByteBuffer(string: #"{"value": "v", "reason": "why not"}"#)) { #expect($0.status == .ok) }
             try await client.execute(uri: "/api/keys/k?reason=done", method: .delete) { #expect($0.status == .noContent) }
         }
-        let entries = try fixture.store.history(keys: ["k"], limit: 2)
+        let entries = try await fixture.store.history(keys: ["k"], limit: 2)
         #expect(entries.map(\.writer.actor) == [nil, nil] && entries.map(\.writer.reason) == ["done", "why not"])
     }
 
     @Test("A 412 on a secret key carries the current entry masked; the owner may reveal it")
     func secretConflictIsMasked() async throws {
         let fixture = try ConsoleFixture()
-        try fixture.store.declare(DefaultsDeclaration(key: "api.token", type: .string, isSecret: true))
-        try fixture.store.set(.text("sk-INPROCESS-MARKER"), for: DefaultsKey<SQLiteValue?>("api.token"))
+        try await fixture.store.declare(DefaultsDeclaration(key: "api.token", type: .string, isSecret: true))
+        try await fixture.store.set(.text("sk-INPROCESS-MARKER"), for: DefaultsKey<SQLiteValue?>("api.token"))
         try await fixture.app.test(.router) { client in
             try await client.execute(uri: "/api/keys/api.token", method: .put, headers: jsonHeaders(extra: [HTTPField.Name("If-Match")!: "\"999\""]),
                                      body: ByteBuffer(string: #"{"value": "sk-OTHER"}"#)) { response in

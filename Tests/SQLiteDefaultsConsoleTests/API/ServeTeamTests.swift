@@ -101,7 +101,7 @@ struct ServeTeamTests {
 
         // The file's own history says the same, read through the library.
         let store = try DefaultsStore(path: served.database)
-        let entries = try store.history(keys: ["timeout"], limit: 10)
+        let entries = try await store.history(keys: ["timeout"], limit: 10)
         #expect(entries.map(\.writer.actor) == ["carol", "alice", "alice"])
         #expect(entries.map(\.writer.reason) == ["cleanup after INC-4711", long, "INC-4711: upstream is slow"])
         try store.close()

@@ -47,7 +47,7 @@ struct EventResumeTests {
             let opened = try #require(first)
             let event = try #require(try await onOwnThread { try Self.nextFrame(opened) })
             let seq = try #require(event.id)
-            #expect(seq == (try fixture.store.history(for: key, limit: 1).first?.sequence))
+            await #expect(seq == (try fixture.store.history(for: key, limit: 1).first?.sequence))
             #expect(event.data.contains(#""seq":\#(seq)"#))
             // Three changes commit; a second client comes in naming the last event it saw.
             for value in 2...4 { fixture.store[key] = value }
@@ -71,7 +71,7 @@ struct EventResumeTests {
     func compacted(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
         let key = DefaultsKey<Int>("n", default: 0)
-        try fixture.store.setHistoryRetention(100)
+        try await fixture.store.setHistoryRetention(100)
         for value in 1...1_200 { fixture.store[key] = value }
         try await fixture.test(.live) { client in
             let port = try #require(client.port)

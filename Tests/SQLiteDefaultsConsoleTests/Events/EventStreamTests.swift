@@ -31,11 +31,11 @@ struct EventStreamTests {
             // one event with the newest value, as they do for `prefs watch`).
             let other = try DefaultsStore(path: fixture.path)
             var events: [String] = []
-            try other.set(.integer(45), for: DefaultsKey<SQLiteValue?>("timeout"))
+            try await other.set(.integer(45), for: DefaultsKey<SQLiteValue?>("timeout"))
             events += try await onOwnThread { try stream.nextEvent() }.map { [$0] } ?? []
-            try other.set(.text("<b>x</b>"), for: DefaultsKey<SQLiteValue?>("html"))
+            try await other.set(.text("<b>x</b>"), for: DefaultsKey<SQLiteValue?>("html"))
             events += try await onOwnThread { try stream.nextEvent() }.map { [$0] } ?? []
-            try other.remove(DefaultsKey<SQLiteValue?>("timeout"))
+            try await other.remove(DefaultsKey<SQLiteValue?>("timeout"))
             events += try await onOwnThread { try stream.nextEvent() }.map { [$0] } ?? []
             try #require(events.count == 3)
             let parsed = events.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
@@ -61,7 +61,7 @@ struct EventStreamTests {
             let port = try #require(client.port)
             let streams = try await onOwnThread { try (0..<100).map { _ in try Self.openStream(port: port) } }
             #expect(await waitUntil { fixture.console.eventStreamClientCount == 100 })
-            try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("k"))
+            try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("k"))
             let received = try await onOwnThread { try streams.filter { try $0.nextEvent()?.contains(#""key":"k""#) == true }.count }
             #expect(received == 100)
         }
@@ -82,7 +82,7 @@ struct EventStreamTests {
             // is dropped, up to 9.6 MB: 200 writes (3.2 MB) could all fit in the socket.
             let values = ["v", "w"].map { SQLiteValue.text(String(repeating: $0, count: 16_000)) }
             for index in 0..<600 {
-                try fixture.store.set(values[index % 2], for: DefaultsKey<SQLiteValue?>("k"))
+                try await fixture.store.set(values[index % 2], for: DefaultsKey<SQLiteValue?>("k"))
                 if index % 100 == 99, fixture.console.eventStreamClientCount == 0 { break }
             }
             #expect(await waitUntil(timeout: .seconds(120)) { fixture.console.eventStreamClientCount == 0 })
@@ -127,9 +127,9 @@ struct EventStreamTests {
                 }
             }
             let other = try DefaultsStore(path: fixture.path)
-            try other.declare(DefaultsDeclaration(key: "verbose", type: .bool, defaultValue: .integer(0)))
+            try await other.declare(DefaultsDeclaration(key: "verbose", type: .bool, defaultValue: .integer(0)))
             #expect(try await waitForDeclarations(), "declared")
-            try other.undeclare("verbose")
+            try await other.undeclare("verbose")
             #expect(try await waitForDeclarations(), "undeclared")
         }
     }

@@ -140,7 +140,7 @@ struct ConsoleSecurityTests {
     @Test("A write from another Origin is 403 and writes nothing; the page's own origin passes", arguments: ConsoleMount.all, ["PUT", "DELETE"])
     func foreignOrigin(mount: ConsoleMount, method: String) async throws {
         let fixture = try Self.secured(mount: mount)
-        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("k"))
+        try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("k"))
         let httpMethod = HTTPRequest.Method(method)!
         let body = method == "PUT" ? ByteBuffer(string: #"{"value": 2}"#) : nil
         try await fixture.test(.router) { client in

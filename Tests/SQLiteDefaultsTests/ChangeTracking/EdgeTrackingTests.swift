@@ -157,9 +157,9 @@ struct EdgeTrackingTests {
         let consumer = Task { for await change in changes { streamed.append(change) } }
         defer { consumer.cancel() }
 
-        try store.set("one", for: keys[0])
-        try store.set("two", for: keys[1])
-        try store.set("same", for: keys[3])
+        try await store.set("one", for: keys[0])
+        try await store.set("two", for: keys[1])
+        try await store.set("same", for: keys[3])
         #expect(await all.waitAsync { $0.count >= 3 })
         try sqlite3(database, ".backup '\(backup)'")
 
@@ -227,7 +227,7 @@ struct EdgeTrackingTests {
         let database = directory.database
         do {
             let setup = try DefaultsStore(path: database)
-            try setup.transaction { tx in
+            try await setup.transaction { tx in
                 for index in 0..<100 { try tx.set("initial", for: DefaultsKey<String>("k\(index)", default: "")) }
                 for index in 0..<10 { try tx.set("same", for: DefaultsKey<String>("u\(index)", default: "")) }
                 try tx.set("x", for: DefaultsKey<String>("back", default: ""))

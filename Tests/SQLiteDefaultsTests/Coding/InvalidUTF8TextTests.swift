@@ -52,10 +52,10 @@ struct InvalidUTF8TextTests {
             if change.newValue == nil { heard.append(change.key) }
         }
         defer { observation.cancel() }
-        try store.removeAll()
+        try await store.removeAll()
         #expect(try sqlite3(directory.database, "select count(*) from defaults;") == "0")
         #expect(try store.keysNotValidUTF8().isEmpty)
-        #expect(try store.keys().isEmpty)
+        #expect(try await store.keys().isEmpty)
         #expect(await heard.waitAsync { Set($0).isSuperset(of: ["a", "b"]) && $0.count == 3 }, "heard \(heard.all)")
     }
 }

@@ -22,7 +22,7 @@ struct AsyncSequenceTests {
         #expect(try await values.next() == 2)
         #expect(try await values.next() == 3)
         #expect(try await values.next() == 4)
-        try store.remove(.count)
+        try await store.remove(.count)
         #expect(try await values.next() == 0)
     }
 
@@ -57,7 +57,7 @@ struct AsyncSequenceTests {
         store[.count] = 1
         var iterator = store.changes(.count).makeAsyncIterator()
         store[.name] = "another key"
-        try store.transaction { tx in
+        try await store.transaction { tx in
             tx[.count] = 2
             tx[.count] = 3              // one transaction: one change, the final value
         }
@@ -70,7 +70,7 @@ struct AsyncSequenceTests {
         // Removed only once the shell's write has arrived: removed before the monitor saw it, the
         // key would already be back at its default when the monitor compared, and that change
         // would (rightly, for an observer) never be delivered, leaving this await with nothing.
-        try store.remove(.count)
+        try await store.remove(.count)
         #expect(await iterator.next()?.newValue == 0, "a removed key arrives as its default")
         // Hashable, as the any-key change is.
         #expect(Set([external, external]).count == 1)
@@ -128,7 +128,7 @@ struct CommitOrderTests {
         try sqlite3(directory.database, "INSERT INTO defaults VALUES ('shell', 2), ('both', 2)")
         // One transaction: `both` was written by the shell and then by this store; observers
         // hear it once, with this store's value, after the shell's `shell`.
-        try store.transaction { tx in
+        try await store.transaction { tx in
             tx[DefaultsKey<Int>("both", default: 0)] = 3
             tx[DefaultsKey<Int>("last", default: 0)] = 4
         }

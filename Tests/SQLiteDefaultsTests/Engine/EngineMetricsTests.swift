@@ -19,13 +19,13 @@ struct EngineMetricsTests {
         let heard = Collected<Int>()
         let token = store.observe(key) { heard.append($0.newValue) }
 
-        try store.set(1, for: key)
-        try store.set(2, for: key)
-        try store.transaction { transaction in
+        try await store.set(1, for: key)
+        try await store.set(2, for: key)
+        try await store.transaction { transaction in
             transaction[key] = 3
             transaction[DefaultsKey<String>("name", default: "")] = "a"
         }
-        try store.transaction { _ in }  // wrote nothing: not a commit worth counting
+        try await store.transaction { _ in }  // wrote nothing: not a commit worth counting
         let commits = try metrics.expectCounter("sqlitedefaults_commits_total")
         #expect(commits.totalValue == 3)
 
@@ -33,7 +33,7 @@ struct EngineMetricsTests {
         var quiet = DefaultsStore.Configuration()
         quiet.externalChangeDetection = .off
         let other = try DefaultsStore(path: directory.database, configuration: quiet)
-        try other.set(4, for: key)
+        try await other.set(4, for: key)
         #expect(await heard.waitAsync { $0.contains(4) }, "the observer heard \(heard.all)")
         let external = try metrics.expectCounter("sqlitedefaults_external_changes_total")
         #expect(external.totalValue == 1)

@@ -31,7 +31,7 @@ struct ExternalValuesFromLogTests {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
         let secret = DefaultsKey<String>("secret", default: "", secret: true)
-        try store.declare(secret)
+        try await store.declare(secret)
         let changes = DefaultsChangeCollector(store.changes())
         let large = String(repeating: "x", count: 20_000)
         try sqlite3(temporary.path, "INSERT INTO defaults VALUES ('name', '\(large)'); INSERT INTO defaults VALUES ('secret', 's3'); INSERT INTO defaults VALUES ('marker', 'end');")

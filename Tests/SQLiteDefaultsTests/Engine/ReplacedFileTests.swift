@@ -46,7 +46,7 @@ struct ReplacedFileTests {
             try replacement.close()
         }
         let store = try DefaultsStore(path: directory.database)
-        try store.set("before", for: name)
+        try await store.set("before", for: name)
         // Read once, so the value is in the store's cache.
         #expect(try store.value(for: name) == "before")
         #expect(store.contains(name))

@@ -19,7 +19,7 @@ struct ChangeFeedEdgeTests {
         let backup = temporary.directory + "/backup.sqlite"
         try sqlite3(temporary.path, ".backup '\(backup)'")
         for value in 2...5 { store[count] = value }
-        var iterator = store.changes(since: try store.newestSequence()).makeAsyncIterator()
+        var iterator = store.changes(since: try await store.newestSequence()).makeAsyncIterator()
         try sqlite3(temporary.path, ".restore '\(backup)'")
         // The feed was at entry 5 of a history that now ends at 1: it cannot know what it saw
         // that the file no longer holds, so it stops, named.
@@ -36,7 +36,7 @@ struct ChangeFeedEdgeTests {
     @Test func anImportOfTenThousandKeysIsTenThousandChangesInOrder() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
-        let start = try store.newestSequence()
+        let start = try await store.newestSequence()
         // One statement: the shell compiles the schema's triggers for every statement it prepares
         // (about 2 ms each), so 10,000 INSERTs would take 20 seconds.
         try sqlite3(temporary.path, """
@@ -55,8 +55,8 @@ struct ChangeFeedEdgeTests {
     func prunedWhileReading() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
-        try store.setHistoryRetention(100)
-        let start = try store.newestSequence()
+        try await store.setHistoryRetention(100)
+        let start = try await store.newestSequence()
         store[count] = 1
         var iterator = store.changes(since: start).makeAsyncIterator()
         let first = try await iterator.next()
@@ -68,7 +68,7 @@ struct ChangeFeedEdgeTests {
             while let change = try await iterator.next() {
                 #expect(change.sequence == last + 1, "a change was skipped")
                 last = change.sequence
-                if last >= (try store.newestSequence()) { break }
+                if last >= (try await store.newestSequence()) { break }
             }
         } catch let error as DefaultsError {
             #expect(error.code == .historyCompacted)
@@ -80,7 +80,7 @@ struct ChangeFeedEdgeTests {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
         store[count] = 1
-        var iterator = store.changes(since: try store.newestSequence()).makeAsyncIterator()
+        var iterator = store.changes(since: try await store.newestSequence()).makeAsyncIterator()
         let other = temporary.directory + "/other.sqlite"
         let replacement = try DefaultsStore(path: other)
         replacement[count] = 9

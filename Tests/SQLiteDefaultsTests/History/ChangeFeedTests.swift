@@ -36,7 +36,7 @@ struct ChangeFeedTests {
     @Test func everyChangeInOrderNeverCoalescedThenLive() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
-        let start = try store.newestSequence()
+        let start = try await store.newestSequence()
         for value in 1...200 { store[count] = value }     // nobody reading: the history is the buffer
         let feed = store.changes(since: start, keys: ["count", "marker"])
         let live = Task { try await collect(feed) { $0.key == "marker" } }
@@ -55,7 +55,7 @@ struct ChangeFeedTests {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
         store[count] = 1
-        let feed = store.changes(since: try store.newestSequence())
+        let feed = store.changes(since: try await store.newestSequence())
         let task = Task { try await collect(feed) { $0.key == "marker" } }
         store[count] = 2
         store[marker] = "end"
@@ -68,7 +68,7 @@ struct ChangeFeedTests {
     func prefixAndKeys() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
-        let start = try store.newestSequence()
+        let start = try await store.newestSequence()
         for name in ["feature.a", "featureless", "feature", "other", "feature.b"] {
             store[DefaultsKey<Int>(name, default: 0)] = 1
         }
@@ -86,18 +86,18 @@ struct ChangeFeedTests {
         let store = temporary.store
         let old = DefaultsKey<Int>("old", default: 0), new = DefaultsKey<Int>("new", default: 0)
         store[old] = 5
-        let start = try store.newestSequence()
-        try store.transaction { tx in
+        let start = try await store.newestSequence()
+        try await store.transaction { tx in
             try tx.remove(old)
             tx[new] = 5
         }
         struct Stop: Error {}
-        _ = try? store.transaction { tx -> Void in
+        _ = try? await store.transaction { tx -> Void in
             tx[count] = 99
             throw Stop()
         }
         store[new] = 5                // the value it holds: no change
-        try store.removeAll()
+        try await store.removeAll()
         store[marker] = "end"
         let seen = try await collect(store.changes(since: start)) { $0.key == "marker" }
         #expect(seen.map(\.key) == ["old", "new", "new", "marker"])
@@ -107,7 +107,7 @@ struct ChangeFeedTests {
     @Test func aPositionThePruneRemovedEndsTheFeedNamingTheOldestKept() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
-        try store.setHistoryRetention(100)
+        try await store.setHistoryRetention(100)
         for value in 1...1_500 { store[count] = value }
         var iterator = store.changes(since: 1).makeAsyncIterator()
         do {
@@ -126,7 +126,7 @@ struct ChangeFeedTests {
     @Test func aPositionAheadOfTheFileIsRefused() async throws {
         let temporary = try TemporaryDefaultsStore()
         temporary.store[count] = 1
-        let newest = try temporary.store.newestSequence()
+        let newest = try await temporary.store.newestSequence()
         var iterator = temporary.store.changes(since: newest + 5).makeAsyncIterator()
         let error = await #expect(throws: DefaultsError.self) { _ = try await iterator.next() }
         #expect(error?.code == .historyRewound)
@@ -135,7 +135,7 @@ struct ChangeFeedTests {
     @Test func twoFeedsOnOneStoreEachGetEverything() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
-        let start = try store.newestSequence()
+        let start = try await store.newestSequence()
         let first = Task { try await collect(store.changes(since: start)) { $0.key == "marker" } }
         let second = Task { try await collect(store.changes(since: start)) { $0.key == "marker" } }
         for value in 1...50 { store[count] = value }
@@ -147,7 +147,7 @@ struct ChangeFeedTests {
     @Test func closingTheStoreEndsTheFeed() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = try DefaultsStore(path: temporary.path)
-        let feed = store.changes(since: try store.newestSequence())
+        let feed = store.changes(since: try await store.newestSequence())
         let task = Task { () -> Int in
             var seen = 0
             for try await _ in feed { seen += 1 }

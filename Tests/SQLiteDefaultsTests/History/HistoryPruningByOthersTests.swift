@@ -32,7 +32,7 @@ struct HistoryPruningByOthersTests {
     @Test func aStoreWatchingPrunesWhatSQLClientsLogged() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.setHistoryRetention(100)
+        try await store.setHistoryRetention(100)
         let seen = Collected<String?>()
         let token = store.observe(marker) { seen.append($0.newValue) }
         defer { token.cancel() }
@@ -41,7 +41,7 @@ struct HistoryPruningByOthersTests {
         _ = await waitUntil(timeout: .seconds(10)) { ((try? logSpan(directory.database)) ?? .max) <= 101 }
         let span = try logSpan(directory.database)
         #expect(span <= 101, "the log holds \(span) entries; the file keeps 100")
-        let history = try store.history(keys: ["doc"], limit: 100)
+        let history = try await store.history(keys: ["doc"], limit: 100)
         #expect(history.count >= 99)
         #expect(history.first?.value == .value(.integer(600)))
     }
@@ -72,7 +72,7 @@ struct HistoryPruningByOthersTests {
     @Test func aRestoredLongLogIsPrunedByTheWatchingStore() async throws {
         let directory = try TemporaryDirectory()
         let backup = directory.path + "/backup.sqlite"
-        try DefaultsStore(path: directory.database).setHistoryRetention(100)
+        try await DefaultsStore(path: directory.database).setHistoryRetention(100)
         try sqlWrites(directory.database, count: 300)
         try sqlite3(directory.database, ".backup '\(backup)'")
         let store = try DefaultsStore(path: directory.database)
@@ -81,7 +81,7 @@ struct HistoryPruningByOthersTests {
         _ = await waitUntil(timeout: .seconds(10)) { ((try? logSpan(directory.database)) ?? .max) <= 101 }
         let span = try logSpan(directory.database)
         #expect(span <= 101, "the restored log holds \(span) entries; the file keeps 100")
-        #expect(try store.history(keys: ["doc"], limit: 1).first?.value == .value(.integer(300)))
+        #expect(try await store.history(keys: ["doc"], limit: 1).first?.value == .value(.integer(300)))
     }
 
     /// A length outside the range a store accepts (0 or 1, written with SQL) means the default,
@@ -107,15 +107,18 @@ struct HistoryPruningByOthersTests {
         var unwatched = DefaultsStore.Configuration()
         unwatched.externalChangeDetection = .off
         let writer = try DefaultsStore(path: directory.database, configuration: unwatched)
-        try writer.setHistoryRetention(100)
+        try await writer.setHistoryRetention(100)
         try sqlWrites(directory.database, count: 300)
         let grown = try logSpan(directory.database)
         let started = ContinuousClock.now
         var opened: DefaultsStore?
-        try writer.transaction { tx in
-            try tx.set(1, for: DefaultsKey<Int>("held", default: 0))
-            opened = try DefaultsStore(path: directory.database)
-        }
+        // The synchronous transaction (a closure of its own: in async code `transaction` is the async form).
+        try { () throws in
+            try writer.transaction { tx in
+                try tx.set(1, for: DefaultsKey<Int>("held", default: 0))
+                opened = try DefaultsStore(path: directory.database)
+            }
+        }()
         #expect(ContinuousClock.now - started < .seconds(5))
         #expect(opened != nil)
         #expect(grown > 300)

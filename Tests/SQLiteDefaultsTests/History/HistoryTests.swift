@@ -231,14 +231,14 @@ struct HistoryTests {
     @Test func aWriterKilledMidTransactionLeavesNoEntry() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.set(1, for: timeout)
+        try await store.set(1, for: timeout)
         let helper = try RunningHelper(["hold-transaction", directory.database, "timeout"])
         #expect(await helper.line { $0 == "holding" } != nil, "\(helper.errors)")
         helper.send(SIGKILL)
         #expect(await helper.exitStatus() == SIGKILL)
-        #expect(try store.history(for: timeout).map(\.value.written) == [1])
-        try store.set(2, for: timeout)
-        #expect(try store.history(for: timeout).map(\.value.written) == [2, 1])
+        #expect(try await store.history(for: timeout).map(\.value.written) == [1])
+        try await store.set(2, for: timeout)
+        #expect(try await store.history(for: timeout).map(\.value.written) == [2, 1])
     }
 
     @Test func theLengthKeptIsASettingOfTheFile() throws {
@@ -271,13 +271,13 @@ struct HistoryTests {
     @Test(.slowTier) func pruningWhileAnotherProcessReadsHistory() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.setHistoryRetention(100)
-        try store.set(0, for: timeout)
+        try await store.setHistoryRetention(100)
+        try await store.set(0, for: timeout)
         let reader = try RunningHelper(["read-history", directory.database, "400"])
         var value = 0
         while reader.lines.all.last != "done", value < 200_000 {
             value += 1
-            try store.set(value, for: timeout)
+            try await store.set(value, for: timeout)
         }
         #expect(await reader.line { $0 == "done" } != nil, "\(reader.errors)")
         let reads = reader.lines.all.filter { $0.hasPrefix("read ") }

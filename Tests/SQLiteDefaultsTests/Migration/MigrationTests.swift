@@ -108,6 +108,6 @@ struct MigrationTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for result in results { #expect(result.status == 0, "\(result.error)") }
-        #expect(try DefaultsStore(path: database).keys() == ["k0", "k1", "k2", "k3"])
+        await #expect(try DefaultsStore(path: database).keys() == ["k0", "k1", "k2", "k3"])
     }
 }

@@ -268,7 +268,7 @@ struct AppStorageShapeTests {
             settings.username = "Ada"
             #expect(await updates.next() == "Ada")
             #expect(await seen.waitAsync { $0 == ["Ada"] })
-            try store.set("Bob", for: DefaultsKey<String>("username", default: ""))
+            try await store.set("Bob", for: DefaultsKey<String>("username", default: ""))
             #expect(await updates.next() == "Bob")
             #expect(await seen.waitAsync { $0 == ["Ada", "Bob"] })
             token.cancel()
@@ -318,8 +318,8 @@ struct AppStorageShapeTests {
                 }
                 try await group.waitForAll()
             }
-            #expect(Set(try inner.keys()) == ["group.0", "group.2"])
-            #expect(Set(try outer.keys()) == ["group.1", "group.3"])
+            await #expect(Set(try inner.keys()) == ["group.0", "group.2"])
+            await #expect(Set(try outer.keys()) == ["group.1", "group.3"])
         }
     }
 
@@ -400,7 +400,7 @@ struct ParallelStandardStoreTests {
             #expect(processWideSettings.int == marker)
             #expect(processWideSettings.username == "test \(marker)")
             #expect(DefaultsStore.standard === store)
-            let keys = try store.keys()
+            let keys = try await store.keys()
             #expect(Set(keys) == ["int", "username", "parallel.only.\(marker)"])
         }
     }

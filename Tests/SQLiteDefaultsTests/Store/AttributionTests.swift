@@ -43,7 +43,7 @@ struct AttributionTests {
     @Test func observersHearTheActorAndReasonAndTheNextWriteIsPlainAgain() async throws {
         let store = try DefaultsStore.inMemory()
         let changes = DefaultsChangeCollector(store.changes(timeout))
-        try store.set(1, for: timeout, actor: "alice", reason: "why")
+        try await store.set(1, for: timeout, actor: "alice", reason: "why")
         store[timeout] = 2
         let first = try await changes.next()
         let second = try await changes.next()
@@ -55,7 +55,7 @@ struct AttributionTests {
         let temporary = try TemporaryDefaultsStore()
         let other = try DefaultsStore(path: temporary.path)
         let changes = DefaultsChangeCollector(other.changes(timeout))
-        try temporary.store.set(7, for: timeout, actor: "carol", reason: "ticket 9")
+        try await temporary.store.set(7, for: timeout, actor: "carol", reason: "ticket 9")
         let change = try await changes.next()
         #expect(change.origin == .external)
         #expect(change.writer?.actor == "carol" && change.writer?.reason == "ticket 9")

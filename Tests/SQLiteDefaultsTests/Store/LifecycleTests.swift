@@ -175,7 +175,7 @@ struct LifecycleTests {
             try? local.close()
             localCalls.append(change.newValue)
         }
-        try local.set(1, for: .count)
+        try await local.set(1, for: .count)
         #expect(localCalls.wait(count: 1))
         #expect(local.isClosed)
         #expect(throws: DefaultsError.self) { try local.set(2, for: .count) }

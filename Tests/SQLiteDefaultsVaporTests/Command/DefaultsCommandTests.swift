@@ -25,7 +25,7 @@ struct DefaultsCommandTests {
         let other = try DefaultsStore(path: directory.path + "/defaults.sqlite")
         defer { try? other.close() }
         #expect(try other.value(for: DefaultsKey<SQLiteValue?>("greeting")) == .text("Hi"))
-        #expect(try other.history(keys: ["greeting"]).first?.writer.reason == "test")
+        #expect(try await other.history(keys: ["greeting"]).first?.writer.reason == "test")
     }
 
     @Test("Bad arguments: prefs reports them and the command fails with .commandFailed")

@@ -38,7 +38,7 @@ struct VaporConsoleMountTests {
     @Test("Behind a prefix and the app's middleware: without the app's auth the app answers 401; with it the page, its assets and the API work under the prefix")
     func prefixAndMiddleware() async throws {
         try await Self.withConsole { app, store in
-            try store.set(.integer(3), for: DefaultsKey<SQLiteValue?>("limit"))
+            try await store.set(.integer(3), for: DefaultsKey<SQLiteValue?>("limit"))
             let tester = try app.testing()
             for path in ["admin/prefs/", "admin/prefs/api/keys", "admin/prefs/console.js", "admin/prefs/api/events"] {
                 try await tester.test(.GET, path) { #expect($0.status == .unauthorized, "\(path)") }
@@ -77,7 +77,7 @@ struct VaporConsoleMountTests {
                                          body: ByteBuffer(string: #"{"value": true, "reason": "launch"}"#)) { response in
                 #expect(response.status == .ok, "\(response.body.string)")
             }
-            let entry = try #require(try store.history(keys: ["feature.beta"]).first)
+            let entry = try await #require(try store.history(keys: ["feature.beta"]).first)
             #expect(entry.writer.actor == "alice")
             #expect(entry.writer.reason == "launch")
             try await app.testing().test(.GET, "admin/prefs/api/history?key=feature.beta", headers: Self.alice) { response in

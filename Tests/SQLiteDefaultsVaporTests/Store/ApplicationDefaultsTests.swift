@@ -84,7 +84,7 @@ struct ApplicationDefaultsTests {
         try app.defaults.use(path: directory.path + "/defaults.sqlite")
         let store = app.defaults.store
         // The app's own services use it until shutdown.
-        try store.set("dark", for: Self.theme)
+        try await store.set("dark", for: Self.theme)
         try await app.asyncShutdown()
         #expect { try store.set("light", for: Self.theme) } throws: { ($0 as? DefaultsError)?.code == .closed }
         #expect { try app.defaults.requireStore() } throws: { ($0 as? DefaultsVaporError)?.code == .shutDown }
@@ -96,7 +96,7 @@ struct ApplicationDefaultsTests {
         let kept = try DefaultsStore(path: directory.path + "/kept.sqlite")
         defer { try? kept.close() }
         try await withApp { app in try app.defaults.use(kept) }
-        try kept.set("dark", for: Self.theme)
+        try await kept.set("dark", for: Self.theme)
         #expect(kept[Self.theme] == "dark")
 
         let closed = try DefaultsStore(path: directory.path + "/closed.sqlite")

@@ -1,0 +1,51 @@
+#if Console && Prefs
+import DefaultsTestSupport
+import Foundation
+import SQLiteDefaults
+import Synchronization
+import Testing
+
+/// How many of a test's requests have finished.
+private final class Finished: Sendable {
+    private let count = Atomic<Int>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
+@Suite("prefs serve: writes waiting for another process's lock freeze no read")
+struct ServeStoreThreadTests {
+    /// `../shared/repro/49`: another process holds the write lock; four PUTs wait behind it, and
+    /// meanwhile `GET /api/keys`, which needs no lock in WAL mode, answers.
+    @Test func aListingAnswersWhileWritesWaitForAnotherProcessesLock() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.database
+        do {
+            let store = try DefaultsStore(path: database)
+            try await store.set(1, for: DefaultsKey<Int>("a", default: 0))
+            try store.close()
+        }
+        let serve = try ServeProcess(database: database)
+        let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
+        let holder = try LockHolder(database)
+        #expect(await holder.held())
+        let finished = Finished()
+        let puts = (1...4).map { n in
+            Task {
+                let response = try await onOwnThread {
+                    try RawHTTPConnection.request(port: port, "PUT", "/api/keys/k\(n)", headers: ["Content-Type": "application/json"],
+                                                  body: Data(#"{"value": \#(n)}"#.utf8), timeout: .seconds(60))
+                }
+                finished.add()
+                return response.status
+            }
+        }
+        let listing = try await onOwnThread { try RawHTTPConnection.request(port: port, "GET", "/api/keys") }
+        #expect(listing.status == 200 && listing.text.contains(#""key":"a""#), "\(listing.text.prefix(200))")
+        #expect(finished.value == 0, "the writes still wait for the lock: the listing did not wait for them")
+        #expect(await holder.release())
+        for put in puts { #expect(try await put.value == 200) }
+        let store = try DefaultsStore(path: database)
+        #expect(try await store.keys().filter { $0.hasPrefix("k") }.count == 4)
+    }
+}
+#endif
