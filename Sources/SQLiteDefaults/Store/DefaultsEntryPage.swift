@@ -1,6 +1,6 @@
 import Foundation
 
-/// One stored row of a listing (``DefaultsStore/entries(prefix:containing:after:limit:)``):
+/// One stored row of a listing (``DefaultsStore/entries(prefix:containing:after:limit:)-d69e``):
 /// its key's exact bytes, which name it even when they are not valid UTF-8, and its value as
 /// stored.
 ///

@@ -39,7 +39,7 @@ extension DefaultsStore {
         return DefaultsEntryPage(entries: entries, next: read.more ? entries.last?.keyBytes : nil)
     }
 
-    /// ``entries(prefix:containing:after:limit:)`` for async code: the caller suspends while
+    /// ``entries(prefix:containing:after:limit:)-d69e`` for async code: the caller suspends while
     /// the page is read on the store's own thread, never on the cooperative pool or an event
     /// loop.
     ///
@@ -47,9 +47,9 @@ extension DefaultsStore {
     /// let page = try await store.entries(prefix: "user.", after: cursor, limit: 500)
     /// ```
     ///
-    /// - Parameters: as ``entries(prefix:containing:after:limit:)``.
+    /// - Parameters: as ``entries(prefix:containing:after:limit:)-d69e``.
     /// - Returns: the rows and the next page's cursor (nil on the last page).
-    /// - Throws: as ``entries(prefix:containing:after:limit:)``.
+    /// - Throws: as ``entries(prefix:containing:after:limit:)-d69e``.
     public func entries(prefix: String = "", containing: String? = nil, after: Data? = nil, limit: Int) async throws -> DefaultsEntryPage {
         try Self.checkPageLimit(limit)
         return try await onStoreThread { [self] in
@@ -69,8 +69,8 @@ extension DefaultsStore {
     /// this store (other threads' reads and writes of it wait), so keep it to writing out.
     ///
     /// - Parameters:
-    ///   - prefix: as ``entries(prefix:containing:after:limit:)``.
-    ///   - containing: as ``entries(prefix:containing:after:limit:)``.
+    ///   - prefix: as ``entries(prefix:containing:after:limit:)-d69e``.
+    ///   - containing: as ``entries(prefix:containing:after:limit:)-d69e``.
     ///   - body: called once per row; what it throws ends the listing and is rethrown.
     /// - Throws: what `body` throws; otherwise as ``entries()`` does.
     public func forEachEntry(prefix: String = "", containing: String? = nil,

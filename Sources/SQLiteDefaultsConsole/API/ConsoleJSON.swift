@@ -99,12 +99,6 @@ enum ConsoleJSON {
         return ValueFormatting.readRepresentation(value)
     }
 
-    /// `{"keys": [entry, …], "history": Bool}`: `history` says whether `api/history` is served;
-    /// each entry's `writable` is for `principal`.
-    static func keys(_ entries: [ConsoleEntry], history: Bool, principal: ConsolePrincipal) -> String {
-        #"{"keys":["# + entries.map { entry($0, principal: principal) }.joined(separator: ",") + #"],"history":"# + (history ? "true" : "false") + "}"
-    }
-
     /// `GET api/session`: `{"name", "role", "prefixes"}`; `name` and `role` left out for the
     /// owner of a console without a token (``ConsolePrincipal/owner``: full access).
     static func session(_ principal: ConsolePrincipal) -> String {

@@ -90,66 +90,6 @@ struct ConsoleCatalog: Sendable {
         try store.history(keys: keys, limit: limit, before: before)
     }
 
-    /// Each key's newest change among the newest ``lastChangeWindow`` (or the kept length, if
-    /// smaller), from one backwards read of the history.
-    /// - Throws: `DefaultsError` when the history cannot be read.
-    func lastChanges() throws -> [HashedKey: DefaultsHistoryEntry<SQLiteValue>] {
-        let window = min(try store.historyRetention, Self.lastChangeWindow)
-        var newest: [HashedKey: DefaultsHistoryEntry<SQLiteValue>] = [:]
-        for change in try store.history(keys: nil, limit: window) where newest[HashedKey(change.key)] == nil {
-            newest[HashedKey(change.key)] = change
-        }
-        return newest
-    }
-
-    /// Every key, stored or declared, in key order, from one read of each. A key that is not
-    /// valid UTF-8 is listed by its address (its bytes escaped), read by its bytes.
-    /// - Throws: `DefaultsError` when the table cannot be read.
-    func entries() throws -> [ConsoleEntry] {
-        var stored = try store.entries().filter { $0.value != .null }
-        var invalid: [ConsoleEntry] = []
-        let invalidKeys = try store.keysNotValidUTF8()
-        if !invalidKeys.isEmpty {
-            // `entries()` names those rows with U+FFFD, a name a valid key may also have: drop
-            // every row of such a name, then read the valid key (if any) and each invalid one
-            // by what really names it.
-            let lossy = Set(invalidKeys.map { String(decoding: $0, as: UTF8.self) })
-            stored.removeAll { lossy.contains($0.key) }
-            for name in lossy {
-                if let value = try store.value(for: DefaultsKey<SQLiteValue?>(name)), value != .null { stored.append(DefaultsEntry(key: name, value: value)) }
-            }
-            for bytes in invalidKeys {
-                if let value = try store.value(forKeyBytes: bytes) { invalid.append(ConsoleEntry(bytes: bytes, value: value)) }
-            }
-        }
-        // Keyed by bytes (HashedKey), as SQLite keys rows: "é" and "e" + U+0301 are two keys,
-        // and one `String` to a Swift dictionary, which gave one's declaration to the other.
-        var declared: [HashedKey: ConsoleDeclaration] = [:]
-        for declaration in try declarations() { declared[HashedKey(declaration.key)] = declaration }
-        var result: [ConsoleEntry] = stored.map { ConsoleEntry(key: $0.key, value: $0.value, declaration: declared.removeValue(forKey: HashedKey($0.key))) }
-        result += declared.values.map { ConsoleEntry(key: $0.key, value: nil, declaration: $0) }
-        result += invalid
-        let changes = try lastChanges()
-        let versions = try store.versions()
-        let secrets = try store.secretKeys()
-        // `versions()` and `secretKeys()` are keyed by `String`, so canonically equivalent keys
-        // share one entry there: those keys (rare) are read one by one.
-        let equivalents = Set(Dictionary(grouping: result.filter { $0.keyBytes == nil }.map(\.key), by: { $0 })
-            .values.filter { $0.count > 1 }.joined().map(HashedKey.init))
-        for index in result.indices where result[index].keyBytes == nil {
-            let key = result[index].key
-            result[index].lastChange = changes[HashedKey(key)]
-            if equivalents.contains(HashedKey(key)) {
-                result[index].version = try store.version(of: key)
-                result[index].isSecret = try store.declaration(for: key)?.isSecret ?? false
-            } else {
-                result[index].version = versions[key] ?? 0
-                result[index].isSecret = secrets.contains(key)
-            }
-        }
-        return result.sorted { $0.key < $1.key }
-    }
-
     /// One key's entry; nil when it is neither stored nor declared.
     /// - Throws: `DefaultsError` when the row cannot be read.
     func entry(for key: String) throws -> ConsoleEntry? {
