@@ -87,7 +87,11 @@ extension DefaultsStore {
     /// }
     /// ```
     ///
-    /// Values are buffered, so a slow consumer misses none. Ending the loop or cancelling its
+    /// Bounded: the sequence holds at most ``updatesBufferLimit`` (1,024) values its consumer
+    /// has not read yet; past that the oldest unread ones are dropped and the newest is always
+    /// kept, so a consumer that stops reading costs at most that many values and, when it reads
+    /// again, gets the key's newest value (a value stream promises no more: for every change,
+    /// use ``changes(since:keys:prefix:)``). Ending the loop or cancelling its
     /// task unregisters the observer; the sequence finishes when the store is closed or
     /// deallocated. For who made each change, use ``changes(_:)``.
     ///
@@ -96,7 +100,7 @@ extension DefaultsStore {
     ///   - initial: whether to yield the current value first (default `true`).
     /// - Returns: a sequence of the key's values.
     public func updates<Value>(_ key: DefaultsKey<Value>, initial: Bool = true) -> AsyncStream<Value> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(Self.updatesBufferLimit))
         let codec = key.codec
         let defaultValue = key.defaultValue
         // What was last yielded, as stored: `.some(nil)` = the row was absent.
@@ -119,6 +123,9 @@ extension DefaultsStore {
         continuation.onTermination = { _ in token.cancel() }
         return stream
     }
+
+    /// How many unread values ``updates(_:initial:)`` holds at most before it drops the oldest.
+    public static let updatesBufferLimit = 1_024
 
     /// Every committed change of `key`, typed, in commit order: the sequence form of
     /// ``observe(_:_:)``, delivering the same changes (who made each one included).
