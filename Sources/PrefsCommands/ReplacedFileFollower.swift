@@ -124,7 +124,7 @@ final class ReplacedFileFollower {
                 let oldest = error.oldestKeptSequence.map { " is \($0)" } ?? " is later"
                 throw PrefsError("the history was compacted: the changes after \(position ?? 0) are no longer kept (the oldest change kept\(oldest)); start again with --since \(max((error.oldestKeptSequence ?? 1) - 1, 0))")
             case .feedFailure(let error) where error.code == .historyRewound:
-                let newest = (try? store.newestSequence()).map { " (\($0))" } ?? ""
+                let newest = await (try? store.newestSequence()).map { " (\($0))" } ?? ""
                 let oldest = error.oldestKeptSequence.map {
                     "the oldest change kept is \($0); start again with --since \($0 - 1)"
                 } ?? "it keeps no change; start again with --since 0"

@@ -14,7 +14,7 @@ struct CanonicalTwinConfigTests {
         let test = try TestStore()
         let nfc = DefaultsKey<String>("caf\u{E9}", default: "", secret: true)
         let nfd = DefaultsKey<String>("cafe\u{301}", default: "")
-        try test.store.declare(nfc)
+        try await test.store.declare(nfc)
         test.store[nfc] = "s3cret"
         test.store[nfd] = "plain"
         let provider = DefaultsConfigProvider(store: test.store)

@@ -376,13 +376,13 @@ struct BrowserTests {
         let database = directory.path + "/defaults.sqlite"
         let store = try DefaultsStore(path: database)
         if keys > 100_000 {
-            try await store.set(.integer(0), for: DefaultsKey<SQLiteValue?>("user.0.theme"))
+            try store.set(.integer(0), for: DefaultsKey<SQLiteValue?>("user.0.theme"))
             _ = try sqlite3(database, """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(keys - 1))
                 INSERT INTO defaults(key, value) SELECT 'user.' || i || '.theme', i FROM n;
                 """)
         } else {
-            try await store.transaction { tx in
+            try store.transaction { tx in
                 for index in 0..<keys { tx[DefaultsKey<SQLiteValue?>("user.\(index).theme")] = .integer(Int64(index)) }
             }
         }

@@ -138,12 +138,12 @@ import Testing
         #expect(flags.integer("limit", default: 0).value == 10)
         // Another connection writes the key as plain text, bypassing the flags API.
         let other = try DefaultsStore(path: path)
-        try other.set(#"{"state": "ENABLED", "variants": {"low": 10, "high": 1000}, "defaultVariant": "high"}"#,
+        try await other.set(#"{"state": "ENABLED", "variants": {"low": 10, "high": 1000}, "defaultVariant": "high"}"#,
                       for: DefaultsKey<String>("flagd.flag.limit", default: ""))
         try await eventually("the new default variant") { flags.integer("limit", default: 0).value == 1000 }
-        try other.set("not json", for: DefaultsKey<String>("flagd.flag.limit", default: ""))
+        try await other.set("not json", for: DefaultsKey<String>("flagd.flag.limit", default: ""))
         try await eventually("a parse error") { flags.integer("limit", default: 0).errorCode == .parseError }
-        try other.set(7, for: DefaultsKey<Int>("flagd.flag.limit", default: 0))
+        try await other.set(7, for: DefaultsKey<Int>("flagd.flag.limit", default: 0))
         try await eventually("an error for a number") { flags.integer("limit", default: 3).reason == .error }
         #expect(flags.integer("limit", default: 3).value == 3)
     }

@@ -26,8 +26,8 @@ struct ListStreamingTests {
     @Test("--prefix lists the keys that start with it (a whole key and its extensions), in key order, with --declared and --json too")
     func prefix() async throws {
         let store = try fill(["user.1", "user.1.theme", "user.10", "user.2", "other"])
-        try store.declare(DefaultsDeclaration(key: "user.1.font", type: .string, defaultValue: .text("Menlo")))
-        try store.declare(DefaultsDeclaration(key: "user.3", type: .int))
+        try await store.declare(DefaultsDeclaration(key: "user.1.font", type: .string, defaultValue: .text("Menlo")))
+        try await store.declare(DefaultsDeclaration(key: "user.3", type: .int))
         let listed = try await Prefs.succeed(["--db", database, "list", "--prefix", "user.1"])
         #expect(listed.split(separator: "\n").map { String($0.split(separator: " ").first ?? "") } == ["user.1", "user.1.theme", "user.10"])
         let declared = try await Prefs.succeed(["--db", database, "list", "--declared", "--prefix", "user.1"])
@@ -56,14 +56,14 @@ struct ListStreamingTests {
     func exportMatches() async throws {
         let keys = (0..<20_000).map { "user.\($0).theme" }
         let store = try fill(keys)
-        let expected = ExportFormat.encodeObject(try store.entries().map { ($0.key, $0.value) }) + "\n"
+        let expected = ExportFormat.encodeObject(try await store.entries().map { ($0.key, $0.value) }) + "\n"
         #expect(try await Prefs.succeed(["--db", database, "export"]) == expected)
         let file = directory.path("out.json")
         try await Prefs.succeed(["--db", database, "export", file])
         #expect(try String(contentsOfFile: file, encoding: .utf8) == expected)
         let roundTrip = directory.path("copy.sqlite")
         try await Prefs.succeed(["--db", roundTrip, "import", file])
-        #expect(try DefaultsStore(path: roundTrip).entries() == store.entries())
+        #expect(try await DefaultsStore(path: roundTrip).entries() == store.entries())
     }
 
     @Test("export refuses a key that is not UTF-8 before writing anything, and leaves an existing file as it was")

@@ -58,7 +58,7 @@ struct ConsoleKeysPagingTests {
     func defaultAndMaximum(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
         let keys = (0..<5_050).map { "user.\($0).theme" }
-        try fixture.store.transaction { transaction in
+        try await fixture.store.transaction { transaction in
             for key in keys { try transaction.set(.text("dark"), for: DefaultsKey<SQLiteValue?>(key)) }
         }
         try await fixture.test(.router) { client in
@@ -81,7 +81,7 @@ struct ConsoleKeysPagingTests {
     func filters(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
         let keys = ["user.7", "user.7.theme", "user.77.theme", "user.8.Theme", "a%b", "a'b", "<img src=x>", "a&b=c", "plain"]
-        for key in keys { try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
+        for key in keys { try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
         try await fixture.test(.router) { client in
             #expect(try await Self.page(client, "/api/keys?prefix=user.7").keys == ["user.7", "user.7.theme", "user.77.theme"])
             #expect(try await Self.page(client, "/api/keys?prefix=user.7.").keys == ["user.7.theme"])
@@ -95,25 +95,25 @@ struct ConsoleKeysPagingTests {
             let paged = try await Self.walk(client, "/api/keys?limit=1&contains=theme")
             #expect(paged.keys == ["user.7.theme", "user.77.theme", "user.8.Theme"] && paged.pages == [1, 1, 1])
         }
-        #expect(try fixture.store.entries().count == keys.count, "nothing was changed by a hostile filter")
+        #expect(try await fixture.store.entries().count == keys.count, "nothing was changed by a hostile filter")
     }
 
     @Test("after= naming a key removed since continues where it would sort; declared keys that are unset sit on their own page once",
           arguments: ConsoleMount.all)
     func cursorEdges(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        for index in 1...9 where index != 5 { try fixture.store.set(.integer(Int64(index)), for: DefaultsKey<SQLiteValue?>("m.\(index)")) }
-        try fixture.store.declare(DefaultsDeclaration(key: "m.5", type: .int, defaultValue: .integer(5)))
-        try fixture.store.declare(DefaultsDeclaration(key: "m.91", type: .string))
-        try fixture.store.declare(DefaultsDeclaration(key: "m.0", type: .string))
+        for index in 1...9 where index != 5 { try await fixture.store.set(.integer(Int64(index)), for: DefaultsKey<SQLiteValue?>("m.\(index)")) }
+        try await fixture.store.declare(DefaultsDeclaration(key: "m.5", type: .int, defaultValue: .integer(5)))
+        try await fixture.store.declare(DefaultsDeclaration(key: "m.91", type: .string))
+        try await fixture.store.declare(DefaultsDeclaration(key: "m.0", type: .string))
         try await fixture.test(.router) { client in
             let walked = try await Self.walk(client, "/api/keys?limit=3")
             #expect(walked.keys == ["m.0", "m.1", "m.2", "m.3", "m.4", "m.5", "m.6", "m.7", "m.8", "m.9", "m.91"])
             #expect(walked.pages == [3, 3, 3, 2])
             let first = try await Self.page(client, "/api/keys?limit=4")
             #expect(first.next == "m.3")
-            try fixture.store.remove(DefaultsKey<SQLiteValue?>("m.3"))
-            try fixture.store.remove(DefaultsKey<SQLiteValue?>("m.4"))
+            try await fixture.store.remove(DefaultsKey<SQLiteValue?>("m.3"))
+            try await fixture.store.remove(DefaultsKey<SQLiteValue?>("m.4"))
             let second = try await Self.page(client, "/api/keys?limit=4&after=m.3")
             #expect(second.keys == ["m.5", "m.6", "m.7", "m.8"])
             #expect(second.entries.first?["declared"] as? Bool == true && second.entries.first?["defaultText"] as? String == "5")
@@ -126,7 +126,7 @@ struct ConsoleKeysPagingTests {
           .requiresSQLiteShell, arguments: ConsoleMount.all)
     func keyNotValidUTF8(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        for key in ["a", "b", "\u{FFFD}"] { try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
+        for key in ["a", "b", "\u{FFFD}"] { try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
         try sqlite3(fixture.path, "INSERT INTO defaults(key, value) VALUES (CAST(x'61ff' AS TEXT), 'v'), (CAST(x'ff6b6579' AS TEXT), 'w')")
         try await fixture.test(.router) { client in
             let all = try await Self.page(client, "/api/keys")
@@ -145,7 +145,7 @@ struct ConsoleKeysPagingTests {
           arguments: ConsoleMount.all)
     func badQueries(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("a"))
+        try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("a"))
         try await fixture.test(.router) { client in
             for query in ["limit=0", "limit=-1", "limit=ten", "limit=1&limit=2", "prefix=a&prefix=b", "after=a&afterHex=61", "afterHex=6", "afterHex=zz"] {
                 try await client.execute(uri: "/api/keys?" + query, method: .get) { response in

@@ -63,14 +63,14 @@ struct ConsoleRequestStrictnessTests {
                                      body: ByteBuffer(string: #"{"value": 5}"#)) { #expect($0.status == .ok) }
         }
         #expect(try fixture.stored("k") == .integer(5))
-        #expect(try fixture.store.history(keys: ["k"], limit: 10).count == 1)
+        #expect(try await fixture.store.history(keys: ["k"], limit: 10).count == 1)
     }
 
     @Test("A query item that is not percent-encoded UTF-8 is 400 on every route that reads one, nothing written: ?key=a.%FF names no key called \"a.%FF\"",
           arguments: ConsoleMount.all)
     func undecodableQuery(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
-        try fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("a.%FF"))
+        try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>("a.%FF"))
         try await fixture.test(.router) { client in
             try await client.execute(uri: "/api/keys?key=a.%FF", method: .put, headers: jsonHeaders(),
                                      body: ByteBuffer(string: #"{"value": 2}"#)) { response in

@@ -24,7 +24,7 @@ struct EventResumeEdgeTests {
         let fixture = try ConsoleFixture(mount: mount)
         for name in ["a", "b", "c"] { fixture.store[DefaultsKey<Int>(name, default: 0)] = 1 }
         let oldest = try #require(try await fixture.store.changes(since: 0).first { _ in true }?.sequence)
-        let newest = try fixture.store.newestSequence()
+        let newest = try await fixture.store.newestSequence()
         try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let frame = try #require(try await onOwnThread { () throws -> (event: String?, data: String)? in

@@ -13,7 +13,7 @@ struct ChangeFeedRewoundTests {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
         for name in ["a", "b", "c"] { store[DefaultsKey<Int>(name, default: 0)] = 1 }
-        let newest = try store.newestSequence()
+        let newest = try await store.newestSequence()
         var iterator = store.changes(since: newest + 996).makeAsyncIterator()
         let error = await #expect(throws: DefaultsError.self) { _ = try await iterator.next() }
         #expect(error?.code == .historyRewound)
