@@ -15,7 +15,9 @@ import Testing
 /// alone: the test support's `psql` and `pg_ctl` calls blocked the cooperative pool's threads
 /// under the whole suite's load, and these syncs starved. They now run on threads of their own
 /// (PostgresServer+Async.swift). SyncCommandTests covers the same with real `prefs sync` processes.
-@Suite("Fleet with more machines than connection slots", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("Fleet with more machines than connection slots", .slowTier, .requiresPostgreSQL, .serialized,
+       .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
+                "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --enable-all-traits --filter FleetSlotsTests"))
 struct FleetSlotsTests {
     /// PostgreSQL's refusal when the slots left are the superuser's ("remaining connection
     /// slots are reserved for non-replication superuser connections"), or when none is left.

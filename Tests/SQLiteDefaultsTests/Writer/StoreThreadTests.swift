@@ -177,7 +177,12 @@ struct StoreThreadTests {
         // Eight async sets behind another process's lock, on a pool of a few threads: reads of
         // the store and other tasks go on while every one of them still waits.
         let directory = try TemporaryDirectory()
-        let store = try DefaultsStore(path: directory.database)
+        // A busy timeout longer than any wait below: on a machine loaded by the rest of the
+        // suite the reads may take seconds, and the writes must still be waiting (parked) when
+        // they are counted, not failed with `.busy`.
+        var configuration = DefaultsStore.Configuration()
+        configuration.busyTimeout = .seconds(300)
+        let store = try DefaultsStore(path: directory.database, configuration: configuration)
         try await store.set(1, for: count)
         let holder = try await holdLock(directory.database)
         let writes = (1...8).map { value in
