@@ -59,6 +59,9 @@ struct FleetDeclarationPostgresTests {
             #expect(!a.hasEnded)
             #expect(a["accent"] == nil && a["cfg"] == nil)
             let refusals = { a.log.all.filter { $0.contains("not applied") } }
+            // b's sync learns of the shell's row from its file monitor and of its own write at
+            // once, so the two may be pushed in either order: wait for both refusals.
+            #expect(await waitUntil(timeout: .seconds(60)) { refusals().count >= 2 }, "\(a.log.all)")
             #expect(refusals().count == 2, "\(a.log.all)")
             let dimensions = [("table", "defaults_fleet")]
             #expect(metrics.counterTotal(label: "sqlitedefaults_fleet_refused_rows_total", dimensions: dimensions) == 2)

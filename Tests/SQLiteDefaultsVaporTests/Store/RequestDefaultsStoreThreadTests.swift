@@ -24,7 +24,11 @@ struct RequestDefaultsStoreThreadTests {
         let database = directory.path + "/defaults.sqlite"
         let entered = Counter(), finished = Counter()
         try await withApp { app in
-            try app.defaults.use(path: database)
+            // A busy timeout longer than any wait below: on a machine loaded by the rest of the
+            // suite the writes must still be waiting when the reads have answered.
+            var configuration = DefaultsStore.Configuration()
+            configuration.busyTimeout = .seconds(300)
+            try app.defaults.use(path: database, configuration: configuration)
             try await app.defaults.store.set(1, for: Self.count)
             app.put("k", ":n") { req async throws -> String in
                 let n = req.parameters.get("n", as: Int.self) ?? 0
