@@ -34,7 +34,7 @@ public struct DefaultsWriter: Sendable, Hashable {
     public let host: String?
     /// The person or service the change was made for, as the writing program named it: a
     /// console's token name or signed-in user, `prefs`'s `PREFS_ACTOR` or login name, or what
-    /// the app passed to ``DefaultsStore/transaction(actor:reason:_:)``. `nil` when none was
+    /// the app passed to ``DefaultsStore/transaction(actor:reason:_:)-4nyk6``. `nil` when none was
     /// named, and always for `.sql` and `.fleet`.
     public let actor: String?
     /// Why the change was made, as its writer said (free text; may hold newlines); `nil` when

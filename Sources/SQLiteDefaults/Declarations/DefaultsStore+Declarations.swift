@@ -17,8 +17,8 @@ extension DefaultsStore {
     /// Idempotent: declaring what is already declared writes nothing and notifies nobody, so
     /// every process may declare its keys at start-up. A changed declaration (a new summary, a
     /// new default, another type) replaces the old one when the stored value fits it; to
-    /// convert a stored value, use ``evolve(_:to:converting:)``. All the keys are declared in
-    /// one transaction, or none; inside ``transaction(_:)`` they join it.
+    /// convert a stored value, use ``evolve(_:to:converting:)-4qjw0``. All the keys are declared in
+    /// one transaction, or none; inside ``transaction(_:)-8rx6d`` they join it.
     ///
     /// - Throws: ``DefaultsError`` — `.declarationConflict` when a key's stored value does
     ///   not fit its declaration (the error names the key and the stored type; nothing is
@@ -80,7 +80,7 @@ extension DefaultsStore {
     /// if let declared = try store.declaration(for: "timeout") { print(declared.type) }
     /// ```
     ///
-    /// - Throws: as ``declarations()``.
+    /// - Throws: as ``declarations()-5lj50``.
     public func declaration(for key: String) throws -> DefaultsDeclaration? {
         try core.declaration(for: key)
     }
@@ -88,8 +88,8 @@ extension DefaultsStore {
     /// Rows of `defaults_schema` whose type this library does not know, key → the type as the
     /// row writes it. The table's CHECK refuses such a row; a SQL client can still write one
     /// with `PRAGMA ignore_check_constraints = ON`. The database then refuses every value for
-    /// the key (no type it knows matches), and ``declarations()`` leaves it out; tools show it,
-    /// so an operator can see why and ``undeclare(_:)`` it (or declare the key again).
+    /// the key (no type it knows matches), and ``declarations()-5lj50`` leaves it out; tools show it,
+    /// so an operator can see why and ``undeclare(_:)-7x4rf`` it (or declare the key again).
     ///
     /// ```swift
     /// for (key, type) in try store.declarationsOfUnknownType() { print("\(key): unknown type \(type)") }

@@ -35,7 +35,7 @@ extension DefaultsStore {
         try core.evolve(old, to: new, declaration: declaration, converting: convert)
     }
 
-    /// Renames a declared key, keeping its value and type: ``evolve(_:to:converting:)`` with
+    /// Renames a declared key, keeping its value and type: ``evolve(_:to:converting:)-4qjw0`` with
     /// no conversion.
     ///
     /// ```swift
@@ -45,7 +45,7 @@ extension DefaultsStore {
     /// - Parameters:
     ///   - old: the key under its previous name.
     ///   - new: the key under its new name (and declaration).
-    /// - Throws: as ``evolve(_:to:converting:)``.
+    /// - Throws: as ``evolve(_:to:converting:)-4qjw0``.
     public func evolve<Value>(_ old: DefaultsKey<Value>, to new: DefaultsKey<Value>) throws {
         try evolve(old, to: new) { $0 }
     }

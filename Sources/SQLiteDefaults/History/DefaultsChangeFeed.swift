@@ -13,7 +13,7 @@
 /// The history is the buffer: a consumer that falls behind reads the changes from the file when
 /// it gets to them, so nothing is held in memory for it and nothing is dropped. What can end a
 /// feed is the history's length (the newest 10,000 changes by default,
-/// ``DefaultsStore/setHistoryRetention(_:)``): a feed whose next change was pruned throws
+/// ``DefaultsStore/setHistoryRetention(_:)-7h8mf``): a feed whose next change was pruned throws
 /// ``DefaultsError/Code/historyCompacted`` (with ``DefaultsError/oldestKeptSequence``) rather
 /// than skip it. A position newer than the file's newest change throws
 /// ``DefaultsError/Code/historyRewound``: a sequence of another file, or the file went back to

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One committed change of a key, as ``DefaultsStore/history(for:limit:)`` returns it.
+/// One committed change of a key, as ``DefaultsStore/history(for:limit:)-61zvt`` returns it.
 ///
 /// ```swift
 /// for entry in try store.history(for: .timeout, limit: 5) {
@@ -68,7 +68,7 @@ public enum DefaultsHistoryValue<Value: Sendable>: Sendable {
     /// the history keeps its size, not the value, so the file stays bounded.
     case tooLargeToKeep(byteCount: Int)
     /// The change wrote a value that does not decode as `Value` (another client wrote another
-    /// type); here as stored. Only the typed ``DefaultsStore/history(for:limit:)`` gives it.
+    /// type); here as stored. Only the typed ``DefaultsStore/history(for:limit:)-61zvt`` gives it.
     case undecodable(SQLiteValue)
     /// The change wrote a value of a secret key (``DefaultsDeclaration/isSecret``): the history
     /// keeps that it changed, and, when this library wrote it, `digest` — HMAC-SHA-256 of the

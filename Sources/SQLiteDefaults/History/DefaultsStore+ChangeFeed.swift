@@ -18,7 +18,7 @@ extension DefaultsStore {
     ///
     /// - Parameters:
     ///   - sequence: the position: the feed starts with the first change after it. 0 for every
-    ///     change the history keeps; ``newestSequence()`` for only what commits from now on.
+    ///     change the history keeps; ``newestSequence()-8hg2k`` for only what commits from now on.
     ///   - keys: only these keys (exact names, as SQLite compares them: by bytes); nil for all.
     ///   - prefix: only keys whose name starts with these bytes (`"feature."`); nil for all.
     ///     With `keys` too, a change must match both.

@@ -55,7 +55,7 @@ extension DefaultsStore {
         try core.historyEntries(keys: keys, limit: limit) { $0 }
     }
 
-    /// How many changes the file keeps at least (10,000 unless ``setHistoryRetention(_:)``
+    /// How many changes the file keeps at least (10,000 unless ``setHistoryRetention(_:)-7h8mf``
     /// said otherwise): a setting of the file, shared by every process that writes it. Older
     /// entries are deleted now and then, by whichever store writes.
     ///
@@ -64,7 +64,7 @@ extension DefaultsStore {
     /// ```
     ///
     /// A property that reads the file (hence `throws`); it is set with
-    /// ``setHistoryRetention(_:)``, because a setter cannot throw.
+    /// ``setHistoryRetention(_:)-7h8mf``, because a setter cannot throw.
     /// - Throws: ``DefaultsError`` — `.closed`, or a SQLite failure reading the file.
     public var historyRetention: Int {
         get throws { try core.historyLength() }

@@ -19,8 +19,8 @@ extension DefaultsStore {
     ///   - keys: the keys to show, or nil for all.
     ///   - limit: at most this many entries.
     ///   - before: only entries with a smaller sequence; nil for the newest.
-    /// - Returns: the entries, newest first, as ``history(keys:limit:)`` returns them.
-    /// - Throws: ``DefaultsError`` as ``history(keys:limit:)`` does.
+    /// - Returns: the entries, newest first, as ``history(keys:limit:)-60eht`` returns them.
+    /// - Throws: ``DefaultsError`` as ``history(keys:limit:)-60eht`` does.
     public func history(keys: [String]?, limit: Int, before: Int64?) throws -> [DefaultsHistoryEntry<SQLiteValue>] {
         try core.historyEntries(keys: keys, limit: limit, before: before) { $0 }
     }

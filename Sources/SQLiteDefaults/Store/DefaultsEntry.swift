@@ -1,4 +1,4 @@
-/// One stored row, as ``DefaultsStore/entries()`` lists it: the key's name and its value as
+/// One stored row, as ``DefaultsStore/entries()-5wpon`` lists it: the key's name and its value as
 /// stored.
 ///
 /// ```swift

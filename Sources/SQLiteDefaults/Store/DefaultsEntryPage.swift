@@ -30,7 +30,7 @@ public struct DefaultsListedEntry: Sendable, Hashable {
     /// its siblings).
     public var key: String? { String(validating: keyBytes, as: UTF8.self) }
 
-    /// The key as ``DefaultsStore/entries()`` names it: U+FFFD in place of each byte that is
+    /// The key as ``DefaultsStore/entries()-5wpon`` names it: U+FFFD in place of each byte that is
     /// not valid UTF-8. For display only: such a name does not find its row.
     public var name: String { String(decoding: keyBytes, as: UTF8.self) }
 }

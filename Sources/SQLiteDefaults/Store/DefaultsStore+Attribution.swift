@@ -1,7 +1,7 @@
 /// Writes that say who they were made for and why, and writes that happen only when the key
 /// is still at the version the writer last saw.
 extension DefaultsStore {
-    /// Runs `body` as one transaction, as ``transaction(_:)`` does, with every change it makes
+    /// Runs `body` as one transaction, as ``transaction(_:)-8rx6d`` does, with every change it makes
     /// recorded as made for `actor` because of `reason`: in the history
     /// (``DefaultsHistoryEntry/writer``'s ``DefaultsWriter/actor`` and ``DefaultsWriter/reason``)
     /// and in the changes observers receive.
@@ -24,7 +24,7 @@ extension DefaultsStore {
     ///   - body: the transaction's reads and writes.
     /// - Returns: what `body` returns.
     /// - Throws: ``DefaultsError`` `.invalidAttribution` (nothing runs) when `actor` or `reason`
-    ///   is too long; otherwise as ``transaction(_:)``.
+    ///   is too long; otherwise as ``transaction(_:)-8rx6d``.
     @discardableResult
     public func transaction<Result>(actor: String?, reason: String? = nil,
                                     _ body: (DefaultsTransaction) throws -> Result) throws -> Result {
@@ -38,21 +38,21 @@ extension DefaultsStore {
         }
     }
 
-    /// Writes `value` as ``set(_:for:)`` does, recorded as made for `actor` because of `reason`.
+    /// Writes `value` as ``set(_:for:)-qkes`` does, recorded as made for `actor` because of `reason`.
     ///
     /// ```swift
     /// try store.set(45, for: .timeout, actor: "alice", reason: "INC-4711")
     /// ```
     ///
-    /// - Throws: as ``set(_:for:)``, and `.invalidAttribution` as
-    ///   ``transaction(actor:reason:_:)``; nothing is written when it throws.
+    /// - Throws: as ``set(_:for:)-qkes``, and `.invalidAttribution` as
+    ///   ``transaction(actor:reason:_:)-4nyk6``; nothing is written when it throws.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>, actor: String?, reason: String? = nil) throws {
         try transaction(actor: actor, reason: reason) { try $0.set(value, for: key) }
     }
 
-    /// Removes the key's row as ``remove(_:)`` does, recorded as made for `actor` because of
+    /// Removes the key's row as ``remove(_:)-2tewr`` does, recorded as made for `actor` because of
     /// `reason`.
-    /// - Throws: as ``set(_:for:actor:reason:)``.
+    /// - Throws: as ``set(_:for:actor:reason:)-54yrx``.
     public func remove<Value>(_ key: DefaultsKey<Value>, actor: String?, reason: String? = nil) throws {
         try transaction(actor: actor, reason: reason) { try $0.remove(key) }
     }

@@ -17,15 +17,15 @@ extension DefaultsStore {
     }
 
     /// Removes the row whose key is exactly `key`'s bytes, as its own transaction. Observers
-    /// hear the key as ``entries()`` names it (U+FFFD for each invalid byte), as they do for
-    /// ``removeAll()``.
+    /// hear the key as ``entries()-5wpon`` names it (U+FFFD for each invalid byte), as they do for
+    /// ``removeAll()-4dyol``.
     ///
     /// ```swift
     /// guard try store.removeValue(forKeyBytes: Data([0xFF, 0x6B])) else { print("no such key") }
     /// ```
     ///
     /// - Returns: whether a row was removed (false: there was none).
-    /// - Throws: ``DefaultsError`` as ``set(_:for:)`` does; nothing is removed when it throws.
+    /// - Throws: ``DefaultsError`` as ``set(_:for:)-qkes`` does; nothing is removed when it throws.
     @discardableResult
     public func removeValue(forKeyBytes key: Data) throws -> Bool {
         try core.writeExistingRow(key, value: nil)
@@ -33,14 +33,14 @@ extension DefaultsStore {
 
     /// Stores `value` in the row whose key is exactly `key`'s bytes, when that row exists, as
     /// its own transaction; a row is never created this way (an app names its keys with
-    /// `String`s). Observers hear the key as ``removeValue(forKeyBytes:)`` says.
+    /// `String`s). Observers hear the key as ``removeValue(forKeyBytes:)-79d1a`` says.
     ///
     /// ```swift
     /// try store.replaceValue(.text("fixed"), forKeyBytes: Data([0xFF, 0x6B]))
     /// ```
     ///
     /// - Returns: whether the row existed (and now holds `value`).
-    /// - Throws: ``DefaultsError`` as ``set(_:for:)`` does (`.encodingFailed` for NULL);
+    /// - Throws: ``DefaultsError`` as ``set(_:for:)-qkes`` does (`.encodingFailed` for NULL);
     ///   nothing is written when it throws.
     @discardableResult
     public func replaceValue(_ value: SQLiteValue, forKeyBytes key: Data) throws -> Bool {

@@ -31,7 +31,7 @@ extension DefaultsStore {
     ///   - limit: at most this many rows, from 1 to ``maximumPageLimit``.
     /// - Returns: the rows and the next page's cursor (nil on the last page).
     /// - Throws: ``DefaultsError`` `.misuse` for a limit out of range; otherwise as
-    ///   ``entries()`` does (`.closed`, `.databaseReplaced`, `.corrupt`, `.ioError`, …).
+    ///   ``entries()-5wpon`` does (`.closed`, `.databaseReplaced`, `.corrupt`, `.ioError`, …).
     public func entries(prefix: String = "", containing: String? = nil, after: Data? = nil, limit: Int) throws -> DefaultsEntryPage {
         try Self.checkPageLimit(limit)
         let read = try core.listingPage(Self.listingQuery(prefix, containing, after), limit: limit)
@@ -72,7 +72,7 @@ extension DefaultsStore {
     ///   - prefix: as ``entries(prefix:containing:after:limit:)-d69e``.
     ///   - containing: as ``entries(prefix:containing:after:limit:)-d69e``.
     ///   - body: called once per row; what it throws ends the listing and is rethrown.
-    /// - Throws: what `body` throws; otherwise as ``entries()`` does.
+    /// - Throws: what `body` throws; otherwise as ``entries()-5wpon`` does.
     public func forEachEntry(prefix: String = "", containing: String? = nil,
                              _ body: (DefaultsListedEntry) throws -> Void) throws {
         try core.forEachListed(Self.listingQuery(prefix, containing, nil)) { key, value in

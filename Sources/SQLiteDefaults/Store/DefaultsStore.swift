@@ -147,7 +147,7 @@ public final class DefaultsStore: Sendable {
 
     /// The names of every stored key, sorted.
     ///
-    /// Throws as ``entries()`` does: an empty list always means an empty table, never a
+    /// Throws as ``entries()-5wpon`` does: an empty list always means an empty table, never a
     /// failed read.
     ///
     /// - Throws: ``DefaultsError`` when the table cannot be read (`.closed`, `.databaseReplaced`,
@@ -177,14 +177,14 @@ public final class DefaultsStore: Sendable {
 
     /// The bytes of every stored key that is not valid UTF-8, in key order; empty for any
     /// store this library alone wrote (every `String` is valid UTF-8). Such a key cannot be
-    /// named by a `String`: ``entries()`` and ``keys()`` show it changed, and only
-    /// ``removeAll()`` removes it.
+    /// named by a `String`: ``entries()-5wpon`` and ``keys()-9b6xp`` show it changed, and only
+    /// ``removeAll()-4dyol`` removes it.
     ///
     /// ```swift
     /// if let bad = try store.keysNotValidUTF8().first { print("cannot export key bytes", Array(bad)) }
     /// ```
     ///
-    /// - Throws: ``DefaultsError`` when the table cannot be read, as ``entries()`` does.
+    /// - Throws: ``DefaultsError`` when the table cannot be read, as ``entries()-5wpon`` does.
     public func keysNotValidUTF8() throws -> [Data] {
         try core.keysNotValidUTF8()
     }
@@ -203,20 +203,20 @@ public final class DefaultsStore: Sendable {
     }
 
     /// Removes the key's row, so reads return its default again; observers hear the default.
-    /// - Throws: ``DefaultsError`` as ``set(_:for:)`` does.
+    /// - Throws: ``DefaultsError`` as ``set(_:for:)-qkes`` does.
     public func remove<Value>(_ key: DefaultsKey<Value>) throws {
         try core.remove(key.name)
     }
 
     /// Removes every row in one transaction, whatever its key's bytes (a key written by
     /// another client that is not valid UTF-8 included): either all go or, when it throws,
-    /// none. Observers hear each removed key once, after the commit, as for ``remove(_:)``.
+    /// none. Observers hear each removed key once, after the commit, as for ``remove(_:)-2tewr``.
     ///
     /// ```swift
     /// try store.removeAll()
     /// ```
     ///
-    /// - Throws: ``DefaultsError`` as ``set(_:for:)`` does (`.busy`, `.diskFull`, `.readOnly`,
+    /// - Throws: ``DefaultsError`` as ``set(_:for:)-qkes`` does (`.busy`, `.diskFull`, `.readOnly`,
     ///   `.closed`, `.databaseReplaced`, …); nothing is removed when it throws.
     public func removeAll() throws {
         try core.removeAll()
@@ -232,7 +232,7 @@ public final class DefaultsStore: Sendable {
     /// - Returns: what `body` returns.
     /// - Throws: whatever `body` throws (nothing is written), or ``DefaultsError`` — the stored
     ///   value does not decode (`.typeMismatch`, `.decodingFailed`; it is left as it is), or
-    ///   the write fails as in ``set(_:for:)``.
+    ///   the write fails as in ``set(_:for:)-qkes``.
     @discardableResult
     public func modify<Value, Result>(_ key: DefaultsKey<Value>, _ body: (inout Value) throws -> Result) throws -> Result {
         try core.modify(key, body)

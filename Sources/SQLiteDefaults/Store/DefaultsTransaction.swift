@@ -1,4 +1,4 @@
-/// The view of the store inside ``DefaultsStore/transaction(_:)``: the same reads and writes,
+/// The view of the store inside ``DefaultsStore/transaction(_:)-8rx6d``: the same reads and writes,
 /// all committed together when the closure returns, or none of them.
 ///
 /// Valid only inside the closure; using it afterwards throws (or, for the subscript setter,
@@ -41,7 +41,7 @@ public final class DefaultsTransaction {
     }
 
     /// Writes inside the transaction.
-    /// - Throws: ``DefaultsError`` as ``DefaultsStore/set(_:for:)`` does; the caller decides
+    /// - Throws: ``DefaultsError`` as ``DefaultsStore/set(_:for:)-qkes`` does; the caller decides
     ///   whether to throw it on (rolling back) or carry on.
     public func set<Value>(_ value: Value, for key: DefaultsKey<Value>) throws {
         try checkOpen()
@@ -49,7 +49,7 @@ public final class DefaultsTransaction {
     }
 
     /// Removes the key's row inside the transaction.
-    /// - Throws: ``DefaultsError`` as ``DefaultsStore/remove(_:)`` does.
+    /// - Throws: ``DefaultsError`` as ``DefaultsStore/remove(_:)-2tewr`` does.
     public func remove<Value>(_ key: DefaultsKey<Value>) throws {
         try checkOpen()
         try core.remove(key.name)
