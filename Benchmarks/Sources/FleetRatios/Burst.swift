@@ -23,7 +23,7 @@ func burstRows(a: Machine, receivers: [Machine], pushes: NotificationLog, writes
     progress("· burst: \(burstWrites) sets on A → \(receivers.count) other machines")
     pushes.reset()
     let burstStart = ContinuousClock.now
-    for (index, key) in keys.enumerated() { try a.store.set(index + 1, for: key) }
+    for (index, key) in keys.enumerated() { try setSynchronously(a.store, index + 1, for: key) }
     let setsDone = ContinuousClock.now
     let burstDeadline = burstStart + .seconds(smoke ? 60 : 120)
     while counters.contains(where: { $0.completed == nil }) {

@@ -38,7 +38,7 @@ func latencyRows(a: Machine, b: Machine, probe: Probe, pushes: NotificationLog, 
                 case .library:
                     pushes.reset()
                     let start = ContinuousClock.now
-                    try a.store.set(value, for: key)
+                    try setSynchronously(a.store, value, for: key)
                     let returned = ContinuousClock.now
                     let arrived = try await onB.wait(for: Int64(value), timeout: .seconds(20), what: "A → B")
                     // The benchmark's listener may note the NOTIFY a moment after B applied it.
@@ -65,7 +65,7 @@ func latencyRows(a: Machine, b: Machine, probe: Probe, pushes: NotificationLog, 
                     if measured { roundTrip.append((ContinuousClock.now - start).milliseconds) }
                 case .plain:
                     let start = ContinuousClock.now
-                    try pacedPlain.set(value, for: key)
+                    try setSynchronously(pacedPlain, value, for: key)
                     if measured { plainSetReturn.append((ContinuousClock.now - start).milliseconds) }
                 }
                 try await Task.sleep(for: .milliseconds(Int.random(in: pause)))

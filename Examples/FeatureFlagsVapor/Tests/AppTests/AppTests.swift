@@ -35,8 +35,8 @@ struct AppTests {
             // Another connection, as another process's `prefs write` would be.
             let other = try DefaultsStore(path: path)
             defer { try? other.close() }
-            try other.set(true, for: Flag.beta)
-            try other.set(2, for: Flag.items)
+            try await other.set(true, for: Flag.beta)
+            try await other.set(2, for: Flag.items)
             try await app.testing().test(.GET, "beta") { #expect($0.status == .ok) }
             try await app.testing().test(.GET, "items") { #expect($0.body.string == "item 1\nitem 2\n") }
         }
@@ -59,7 +59,7 @@ struct AppTests {
                 #expect($0.status == .ok)
             }
             try await app.testing().test(.GET, "/") { #expect($0.body.string.contains(#""greeting":"Hi""#)) }
-            #expect(try app.defaults.store.history(keys: ["greeting"]).first?.writer.actor == "admin")
+            #expect(try await app.defaults.store.history(keys: ["greeting"]).first?.writer.actor == "admin")
         }
     }
 
