@@ -78,11 +78,13 @@ syntax() {
         cd "$work/lowest"
         # The consumer's build folder: swift-syntax 600.0.1 is compiled once for both.
         scratch=(--scratch-path "$work/PinnedSwiftSyntax/.build")
-        swift package "${scratch[@]}" resolve >/dev/null
-        swift package "${scratch[@]}" resolve swift-syntax --version 600.0.1 >/dev/null
+        # The default traits no longer include Observable, so a resolve without it leaves
+        # swift-syntax out of the graph (and `resolve swift-syntax` finds no such dependency).
+        traits=(--disable-default-traits --traits Observable)
+        swift package "${scratch[@]}" "${traits[@]}" resolve >/dev/null
+        swift package "${scratch[@]}" "${traits[@]}" resolve swift-syntax --version 600.0.1 >/dev/null
         version="$(pinned_version Package.resolved swift-syntax)"
         [ "$version" = "600.0.1" ] || fail "the copy resolved swift-syntax $version"
-        traits=(--disable-default-traits --traits Observable)
         swift build "${scratch[@]}" --build-tests "${traits[@]}" 2>&1 | tail -1
         swift test "${scratch[@]}" --skip-build "${traits[@]}" \
             --filter "SQLiteDefaultsMacrosTests|SQLiteDefaultsObservableTests|SQLiteDefaultsObservableMainActorTests"
