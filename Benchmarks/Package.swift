@@ -12,8 +12,14 @@ let package = Package(
     name: "SQLiteDefaultsBenchmarks",
     // No `platforms`: like the library, built and run on Linux only.
     dependencies: [
-        // The Observable benchmark needs @ObservableDefaults; FleetRatios the fleet.
-        .package(name: "SQLiteDefaults", path: "..", traits: ["Observable", "Fleet", "Flags"]),
+        // Every trait of the root (the Observable benchmark needs @ObservableDefaults, FleetRatios
+        // the fleet, Flags the flags; the others only add what no benchmark builds): so the
+        // library's modules compile with the flags of the root's own builds, and CI builds the
+        // suite in the scratch folders those builds made (the debug one of `swift test
+        // --enable-all-traits`, the release one of Scripts/prefs-release.sh) without compiling
+        // the library again.
+        .package(name: "SQLiteDefaults", path: "..",
+                 traits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs", "Vapor", "Flags"]),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         // Already in the graph through package-benchmark (ordo-one/benchmark); the ratio table counts mallocs with it.
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", from: "1.6.1"),

@@ -10,9 +10,12 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 scratch="${BENCHMARK_SCRATCH_PATH:-$here/.build}"
+# release unless told (CI's smoke builds it in debug, in the root's own scratch folder: it proves
+# the table builds and runs, and measures nothing).
+configuration="${BENCHMARK_CONFIGURATION:-release}"
 
-swift build --package-path "$here" --scratch-path "$scratch" -c release --product Ratios >&2
-bin="$(swift build --package-path "$here" --scratch-path "$scratch" -c release --show-bin-path)"
+swift build --package-path "$here" --scratch-path "$scratch" -c "$configuration" --product Ratios >&2
+bin="$(swift build --package-path "$here" --scratch-path "$scratch" -c "$configuration" --show-bin-path)"
 
 # Count allocations: the malloc interposer (built with package-benchmark) must be preloaded.
 interposer="$bin/libMallocInterposerSwift.so"

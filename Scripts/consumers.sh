@@ -90,12 +90,13 @@ syntax() {
             --filter "SQLiteDefaultsMacrosTests|SQLiteDefaultsObservableTests|SQLiteDefaultsObservableMainActorTests"
     )
 
-    echo "== the highest end: what the repository itself resolves"
-    # Every trait, as the README's test command (`swift test --enable-all-traits`) resolves.
-    swift package --enable-all-traits resolve >/dev/null
-    version="$(pinned_version Package.resolved swift-syntax)"
+    echo "== the highest end: what the README's test command built"
+    # The checkout the root's .build holds (every trait, as `swift test --enable-all-traits`
+    # resolved it). Not Package.resolved: a command run there without the traits rewrites it
+    # with the default traits' pins, and a later `resolve --enable-all-traits` keeps those.
+    version="$(python3 -c 'import json,sys; print(next((d["state"].get("checkoutState",{}).get("version","") for d in json.load(open(sys.argv[1]))["object"]["dependencies"] if d["packageRef"]["identity"]=="swift-syntax"), ""))' .build/workspace-state.json)"
     echo "swift test --enable-all-traits runs the macro's tests with swift-syntax $version"
-    case "$version" in 603.*) ;; *) fail "the repository resolved swift-syntax $version, not the newest 603" ;; esac
+    case "$version" in 603.*) ;; *) fail "the repository resolved swift-syntax '$version', not the newest 603" ;; esac
 }
 
 case "$which" in

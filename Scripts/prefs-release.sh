@@ -46,11 +46,14 @@ out="${1:-$scratch/dist}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-# The traits prefs is shipped with: its commands, `serve` (Console) and `sync`/`relay` (Fleet).
-# Named, not the defaults (which leave the integrations out).
+# Every trait: prefs is shipped with its commands, `serve` (Console), `sync`/`relay` (Fleet) and
+# `flags` (Flags); the defaults would leave the integrations out. The traits prefs does not use
+# (Observable, Vapor, ...) build nothing more for `--product prefs`, and with all of them the
+# library compiles exactly as for Benchmarks/startup.sh's static programs, which share this
+# scratch folder.
 flags=(-c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic
     -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
-    --traits Prefs,Console,Fleet --scratch-path "$scratch")
+    --enable-all-traits --scratch-path "$scratch")
 echo "== building prefs (release, static Swift runtime and Foundation)" >&2
 swift build "${flags[@]}" --product prefs >&2
 bin="$(swift build "${flags[@]}" --show-bin-path)"

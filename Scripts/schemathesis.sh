@@ -48,7 +48,9 @@ if [ "$installed" != "$pinned" ]; then
     echo "schemathesis.sh: schemathesis ${installed:-(unknown version)} is installed, $pinned is pinned: pip install -r Scripts/schemathesis-requirements.txt" >&2
     exit 1
 fi
-prefs="$(swift build --show-bin-path)/prefs"
+# With every trait, as the README's test command built it: a plain `swift build` here would
+# re-resolve the package with the default traits only (and rewrite Package.resolved so).
+prefs="$(swift build --enable-all-traits --show-bin-path)/prefs"
 [ -x "$prefs" ] || { echo "schemathesis.sh: $prefs not found: run swift build first" >&2; exit 1; }
 
 work=$(mktemp -d)
