@@ -108,8 +108,13 @@ done
 # 3. The public face drives the engine through its methods: no SQL, no connection, no log.
 scan code "$(words Connection Migration) | StoreConnection|ChangeLog|HistoryLog|ChangeRecorder|WriterIdentity|StoreOpener|ValueCache" \
     'the public face names a connection, a migration or the change log (use a StoreEngine method)' $public_face
-scan code '(^|[^A-Za-z0-9_])(core[.](transaction|withConnection)[ (]*[{][ ]*[a-z]+ in|core[.](withConnection|registry))|[.](database|recorder|replicaWriters|connection)([^A-Za-z0-9_]|$)|(^|[^A-Za-z0-9_])(execute|rows|statement)[(]' \
+scan code '(^|[^A-Za-z0-9_])(core[?]?[.](transaction|withConnection)[ (]*[{][ ]*[a-z]+ in|core[?]?[.](withConnection|registry))|[.](database|recorder|replicaWriters|connection)([^A-Za-z0-9_]|$)|(^|[^A-Za-z0-9_])(execute|rows|statement)[(]' \
     'the public face drives the connection (core.transaction { connection in }, core.withConnection, core.registry, execute/rows/statement)' $public_face
+# SQLite's result codes by number outside Connection/: a failure's kind is
+# `DefaultsError.sqliteResult` (a package-level SQLiteResultKind), never `code & 0xFF == 19`.
+scan code '(sqliteCode|[Cc]ode)[^=]*(& *(0x[Ff][Ff]|255)|[!=]= *[0-9]+([^0-9.]|$))' \
+    'a SQLite result code compared as a number (use sqliteResult / SQLiteResultKind)' \
+    $(find Sources -name '*.swift' -not -path "$lib/Connection/*")
 scan strings '(^|[^A-Za-z0-9_])(SELECT|INSERT INTO|UPDATE [a-z_]+ SET|DELETE FROM|CREATE (TABLE|INDEX|VIEW|TRIGGER)|DROP|ALTER TABLE|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT)([^A-Za-z0-9_]|$)' \
     'SQL text in the public face' $public_face
 

@@ -21,7 +21,7 @@ let package = Package(
         // Every trait of the root, as CI builds it (`--enable-all-traits`), so the root's modules
         // compiled for its tests serve this example too (it builds in the root's scratch folder).
         // An app of its own names what it uses: `traits: ["Configuration", "ServiceLifecycle",
-        // "Fleet", "Console"]`.
+        // "Fleet", "Console", "Flags"]`.
         .package(path: "../..", traits: ["Observable", "Configuration", "ServiceLifecycle", "Fleet", "Console", "Prefs", "Vapor", "Flags"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
@@ -43,6 +43,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SQLiteDefaultsConsole", package: rootIdentity),
+                .product(name: "SQLiteDefaultsFlags", package: rootIdentity),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ]

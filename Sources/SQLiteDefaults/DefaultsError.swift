@@ -199,6 +199,9 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
     public let sqliteCode: Int32?
     /// SQLite's own error message, when SQLite reported the failure.
     public let sqliteMessage: String?
+    /// The kind of ``sqliteCode`` (its primary code), for the package's own modules: they tell
+    /// failures apart by kind, never by SQLite's numbers.
+    package var sqliteResult: SQLiteResultKind? { sqliteCode.map(SQLiteResultKind.init(code:)) }
     /// For `.versionConflict`: the key's version when the write was refused (the sequence
     /// number of its newest change, 0 when none is kept); `nil` for every other error.
     public internal(set) var currentVersion: Int64? = nil

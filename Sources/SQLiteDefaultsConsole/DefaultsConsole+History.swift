@@ -10,15 +10,18 @@ extension DefaultsConsole {
     /// to 16 KiB each, at most about 1.6 MiB of them are in memory at once.
     static let historyReadSize = 100
 
-    /// `GET api/history?key=K&limit=N&before=SEQ`: the key's newest changes (every key's when
-    /// `key` is absent; `key` may repeat), newest first, older than `before` when given, with
+    /// `GET api/history?key=K&limit=N&after=SEQ`: the key's newest changes (every key's when
+    /// `key` is absent; `key` may repeat), newest first, at most `limit` (500 by default, at
+    /// most 5,000, as `api/keys`), those after `after` in that order (older; `before=SEQ` is the
+    /// same cursor under its earlier name) when given, with
     /// the members of `prefs history --json` (``ConsoleJSON/historyEntry(_:declaredType:secret:showsDigest:)``:
     /// `actor` and `reason` when known; a secret's value never, its digest only for a principal
     /// that may read it); an unknown key has none (`[]`). 400 `{"error"}` for
     /// an empty key, a bad limit or cursor.
     ///
-    /// A full page (`limit` entries) says where the next one starts: `X-History-Next-Before:
-    /// SEQ` and `Link: <…&before=SEQ>; rel="next"`. The entries are read ``historyReadSize`` at
+    /// The body stays the array earlier clients read; a full page (`limit` entries) names the
+    /// next one's cursor in its head: `X-History-Next: SEQ` (`X-History-Next-Before`, the same
+    /// number, for earlier clients) and `Link: <…&after=SEQ>; rel="next"`. The entries are read ``historyReadSize`` at
     /// a time and written in chunks as they are encoded, so neither the page nor its JSON is
     /// ever in memory whole: a first pass keeps only the sequence numbers (for the cursor,
     /// which goes in the head), the second reads the same entries again to write them.
@@ -28,7 +31,8 @@ extension DefaultsConsole {
         let declaredTypes: [String: DefaultsValueKind]
         let secrets: Set<String>
         do {
-            query = try HistoryQuery(keys: request.queryValues("key"), limits: request.queryValues("limit"), befores: request.queryValues("before"))
+            query = try HistoryQuery(keys: request.queryValues("key"), limits: request.queryValues("limit"),
+                                     befores: request.queryValues("before"), afters: request.queryValues("after"))
             sequences = try historySequences(query)
             // Read after the sequences, as `prefs history` reads them after its entries.
             declaredTypes = sequences.isEmpty ? [:]
@@ -41,9 +45,10 @@ extension DefaultsConsole {
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
         if query.limit > 0, sequences.count == query.limit, let next = sequences.last {
+            headers[HTTPField.Name("X-History-Next")!] = String(next)
             headers[HTTPField.Name("X-History-Next-Before")!] = String(next)
             var items = (query.keys ?? []).map { "key=" + Self.queryEscaped($0) }
-            items += ["limit=\(query.limit)", "before=\(next)"]
+            items += ["limit=\(query.limit)", "after=\(next)"]
             headers[HTTPField.Name("Link")!] = "<" + request.path + "?" + items.joined(separator: "&") + ">; rel=\"next\""
         }
         let (catalog, store, keys) = (self.catalog, self.store, query.keys)

@@ -119,11 +119,10 @@ extension DefaultsConsole {
 
     /// Store errors that are the request's fault (a value the database refuses, too large, …).
     static func isRefusal(_ error: DefaultsError) -> Bool {
-        // 19 is SQLITE_CONSTRAINT (extended codes keep it in their low byte): a trigger or
-        // check that refuses the value, as a declared key's does.
+        // `.constraint`: a trigger or check that refuses the value, as a declared key's does.
         // `.invalidAttribution`: a reason (or a token's name) too long for the history.
         [.invalidKey, .encodingFailed, .valueTooLarge, .typeMismatch, .declarationConflict, .invalidAttribution].contains(error.code)
-            || (error.sqliteCode.map { $0 & 0xFF == 19 } ?? false)
+            || error.sqliteResult == .constraint
     }
 
     /// The response `body` makes, or the one its error calls for: 400 `{"error"}` for a refused

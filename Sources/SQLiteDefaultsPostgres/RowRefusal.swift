@@ -8,14 +8,6 @@ import SQLiteDefaults
 /// of the batch still apply; a failure of the file itself (I/O, a full disk, a lock held past
 /// the busy timeout, a read-only file) is not a refusal, and fails the apply, to be tried again.
 enum RowRefusal {
-    /// SQLite's `SQLITE_ERROR`: what the declared-key triggers raise (a malformed JSON path that
-    /// carries their sentence). A refusal only when the key is declared: for another key it
-    /// means something else went wrong.
-    static let sqliteError: Int32 = 1
-    /// SQLite's `SQLITE_CONSTRAINT`: what `RAISE(ABORT, …)`, `CHECK` and `NOT NULL` raise, from
-    /// a constraint an operator added to `defaults`.
-    static let sqliteConstraint: Int32 = 19
-
     /// Why the file refused `row`, when `error` (thrown by writing it) is a refusal; `nil` when
     /// it is a failure to report.
     ///
@@ -28,9 +20,12 @@ enum RowRefusal {
         case .declarationConflict:
             declaration = try transaction.declaration(for: row.key)
         case .sqlite:
-            let primary = (error.sqliteCode ?? 0) & 0xFF
             declaration = try transaction.declaration(for: row.key)
-            guard primary == sqliteConstraint || (primary == sqliteError && declaration != nil) else { return nil }
+            // `.constraint`: what `RAISE(ABORT, …)`, `CHECK` and `NOT NULL` raise, from a
+            // constraint an operator added to `defaults`. `.error`: what the declared-key
+            // triggers raise (a malformed JSON path that carries their sentence), a refusal
+            // only when the key is declared: for another key something else went wrong.
+            guard error.sqliteResult == .constraint || (error.sqliteResult == .error && declaration != nil) else { return nil }
         default:
             return nil
         }

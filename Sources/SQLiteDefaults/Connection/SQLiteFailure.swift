@@ -25,15 +25,17 @@ struct SQLiteFailure: Error, Sendable {
 /// What the owner of a connection makes of its failures.
 typealias SQLiteFailureClassifier = @Sendable (SQLiteFailure) -> any Error
 
-/// SQLite's primary result codes that this library tells apart, so that the layers above
-/// classify failures without naming SQLite's C constants.
-enum SQLiteResultKind: Sendable {
+/// SQLite's primary result codes that this library tells apart, so that the layers above (and
+/// the package's other modules, through ``DefaultsError/sqliteResult``) classify failures
+/// without naming SQLite's C constants or their numbers.
+package enum SQLiteResultKind: Sendable {
     case error, busy, locked, readOnly, ioError, corrupt, full, cantOpen, constraint, tooBig,
-         permission, auth, notADatabase, other
+         permission, auth, notADatabase, noMemory, other
 
     /// The kind of an extended or primary result code.
-    init(code: Int32) {
+    package init(code: Int32) {
         switch code & 0xFF {
+        case SQLITE_NOMEM: self = .noMemory
         case SQLITE_ERROR: self = .error
         case SQLITE_BUSY: self = .busy
         case SQLITE_LOCKED: self = .locked

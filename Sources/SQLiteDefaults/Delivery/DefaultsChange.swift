@@ -30,6 +30,10 @@ public struct DefaultsChange<Value: Sendable>: Sendable {
     /// log's writer for `.external` ones; `nil` when the store compared every key instead of
     /// reading the log (after a restore, or when it fell behind a pruned log).
     public let writer: DefaultsWriter?
+    /// The changes the sequence left out just before this one because its consumer fell more
+    /// than ``DefaultsStore/changesBufferLimit`` changes behind; `nil` when none were (always
+    /// `nil` for the closure form, which misses nothing).
+    public let missedBefore: DefaultsMissedChanges?
 
     /// Creates a change, for example to feed code under test that takes one.
     /// - Parameters:
@@ -37,11 +41,19 @@ public struct DefaultsChange<Value: Sendable>: Sendable {
     ///   - newValue: the value after the change.
     ///   - origin: whether this store or someone else made it.
     ///   - writer: who wrote it, if known.
-    public init(key: String, newValue: Value, origin: DefaultsChangeOrigin, writer: DefaultsWriter? = nil) {
+    ///   - missedBefore: the changes left out just before it, if any.
+    public init(key: String, newValue: Value, origin: DefaultsChangeOrigin, writer: DefaultsWriter? = nil,
+                missedBefore: DefaultsMissedChanges? = nil) {
         self.key = key
         self.newValue = newValue
         self.origin = origin
         self.writer = writer
+        self.missedBefore = missedBefore
+    }
+
+    /// This change, saying that `missed` changes were left out before it.
+    func missing(_ missed: DefaultsMissedChanges) -> Self {
+        Self(key: key, newValue: newValue, origin: origin, writer: writer, missedBefore: missed)
     }
 }
 
@@ -68,6 +80,10 @@ public struct AnyDefaultsChange: Sendable, Hashable {
     public let origin: DefaultsChangeOrigin
     /// Who wrote the change, where known (see ``DefaultsChange/writer``).
     public let writer: DefaultsWriter?
+    /// The changes the sequence left out just before this one because its consumer fell more
+    /// than ``DefaultsStore/changesBufferLimit`` changes behind; `nil` when none were (always
+    /// `nil` for the closure forms, which miss nothing).
+    public let missedBefore: DefaultsMissedChanges?
 
     /// Creates a change, for example to feed code under test that takes one.
     /// - Parameters:
@@ -75,10 +91,18 @@ public struct AnyDefaultsChange: Sendable, Hashable {
     ///   - newValue: the row's new value, `nil` when removed.
     ///   - origin: whether this store or someone else made it.
     ///   - writer: who wrote it, if known.
-    public init(key: String, newValue: SQLiteValue?, origin: DefaultsChangeOrigin, writer: DefaultsWriter? = nil) {
+    ///   - missedBefore: the changes left out just before it, if any.
+    public init(key: String, newValue: SQLiteValue?, origin: DefaultsChangeOrigin, writer: DefaultsWriter? = nil,
+                missedBefore: DefaultsMissedChanges? = nil) {
         self.key = key
         self.newValue = newValue
         self.origin = origin
         self.writer = writer
+        self.missedBefore = missedBefore
+    }
+
+    /// This change, saying that `missed` changes were left out before it.
+    func missing(_ missed: DefaultsMissedChanges) -> Self {
+        Self(key: key, newValue: newValue, origin: origin, writer: writer, missedBefore: missed)
     }
 }

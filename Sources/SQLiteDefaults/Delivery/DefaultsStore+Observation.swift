@@ -29,7 +29,7 @@ extension DefaultsStore {
     public func observe<Value>(_ key: DefaultsKey<Value>, _ handler: @escaping @Sendable (DefaultsChange<Value>) -> Void) -> DefaultsObservation {
         let codec = key.codec
         let defaultValue = key.defaultValue
-        let observer = core.addObserver(key: key.name) { name, stored, origin, writer in
+        let observer = core.addObserver(key: key.name) { name, stored, origin, writer, _ in
             let value = stored.flatMap { try? codec.decode($0) } ?? defaultValue
             handler(DefaultsChange(key: name, newValue: value, origin: origin, writer: writer))
         }
@@ -49,7 +49,7 @@ extension DefaultsStore {
     /// - Parameter handler: called with each change, after its commit, with no lock held.
     /// - Returns: a token; observation lasts until it is cancelled or deallocated.
     public func observe(_ handler: @escaping @Sendable (AnyDefaultsChange) -> Void) -> DefaultsObservation {
-        let observer = core.addObserver(key: nil) { name, stored, origin, writer in
+        let observer = core.addObserver(key: nil) { name, stored, origin, writer, _ in
             handler(AnyDefaultsChange(key: name, newValue: stored, origin: origin, writer: writer))
         }
         return DefaultsObservation { [weak core] in core?.removeObserver(observer) }
@@ -71,7 +71,7 @@ extension DefaultsStore {
     /// - Returns: a token; observation lasts until it is cancelled or deallocated.
     public func observe(prefix: String, _ handler: @escaping @Sendable (AnyDefaultsChange) -> Void) -> DefaultsObservation {
         let bytes = Array(prefix.utf8)
-        let observer = core.addObserver(key: nil) { name, stored, origin, writer in
+        let observer = core.addObserver(key: nil) { name, stored, origin, writer, _ in
             guard name.utf8.starts(with: bytes) else { return }
             handler(AnyDefaultsChange(key: name, newValue: stored, origin: origin, writer: writer))
         }
@@ -106,7 +106,7 @@ extension DefaultsStore {
         // What was last yielded, as stored: `.some(nil)` = the row was absent.
         let last = Mutex<SQLiteValue??>(nil)
         let token: DefaultsObservation = last.withLock { lastYielded in
-            let observer = core.addObserver(key: key.name, onStoreClosed: { continuation.finish() }) { _, stored, _, _ in
+            let observer = core.addObserver(key: key.name, onStoreClosed: { continuation.finish() }) { _, stored, _, _, _ in
                 last.withLock { lastYielded in
                     if case .some(let previous) = lastYielded, SQLiteValue.isSameRow(previous, stored) { return }
                     lastYielded = .some(stored)
@@ -127,6 +127,13 @@ extension DefaultsStore {
     /// How many unread values ``updates(_:initial:)`` holds at most before it drops the oldest.
     public static let updatesBufferLimit = 1_024
 
+    /// How many unread changes ``changes()``, ``changes(prefix:)`` and ``changes(_:)`` each hold
+    /// at most: past that the oldest unread ones are dropped, and the first change the consumer
+    /// reads after them says so (``AnyDefaultsChange/missedBefore``, ``DefaultsMissedChanges``).
+    /// A consumer that stops reading costs at most this many changes (each with its value, up
+    /// to the store's `maximumValueLength`).
+    public static let changesBufferLimit = 4_096
+
     /// Every committed change of `key`, typed, in commit order: the sequence form of
     /// ``observe(_:_:)``, delivering the same changes (who made each one included).
     ///
@@ -137,28 +144,30 @@ extension DefaultsStore {
     /// ```
     ///
     /// Unlike ``updates(_:initial:)`` it starts with the next change, not the current value.
-    /// Changes are buffered, so a slow consumer loses none. Ending the loop or cancelling its
-    /// task unregisters it; the sequence finishes when the store is closed or deallocated.
+    /// Bounded: it holds at most ``changesBufferLimit`` changes its consumer has not read; a
+    /// consumer that falls further behind loses the oldest of them, and the first change it
+    /// reads afterwards says how many and where the history has them
+    /// (``DefaultsChange/missedBefore``). Ending the loop or cancelling its task unregisters
+    /// it; the sequence finishes when the store is closed or deallocated.
     ///
     /// - Parameter key: the key to hear.
     /// - Returns: a sequence of the key's changes.
     public func changes<Value>(_ key: DefaultsKey<Value>) -> AsyncStream<DefaultsChange<Value>> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DefaultsChange<Value>.self)
+        let buffer = ChangeBuffer<DefaultsChange<Value>>(limit: Self.changesBufferLimit) { $0.missing($1) }
         let codec = key.codec
         let defaultValue = key.defaultValue
-        let observer = core.addObserver(key: key.name, onStoreClosed: { continuation.finish() }) { name, stored, origin, writer in
+        let observer = core.addObserver(key: key.name, onStoreClosed: { buffer.finish() }) { name, stored, origin, writer, resumeAfter in
             let value = stored.flatMap { try? codec.decode($0) } ?? defaultValue
-            continuation.yield(DefaultsChange(key: name, newValue: value, origin: origin, writer: writer))
+            buffer.push(DefaultsChange(key: name, newValue: value, origin: origin, writer: writer), resumeAfter: resumeAfter)
         }
-        let token = DefaultsObservation { [weak core] in core?.registry.remove(observer) }
-        continuation.onTermination = { _ in token.cancel() }
-        return stream
+        return Self.stream(of: buffer, observing: DefaultsObservation { [weak core] in core?.removeObserver(observer) })
     }
 
     /// Every committed change of every key, in commit order, with the key, who made it and
-    /// the new stored value: the sequence form of ``observe(_:)``. Buffered, so a slow
-    /// consumer loses nothing. Ending the loop or cancelling its task unregisters it; the
-    /// sequence finishes when the store is closed or deallocated.
+    /// the new stored value: the sequence form of ``observe(_:)``. Bounded as ``changes(_:)``
+    /// is (``changesBufferLimit``; ``AnyDefaultsChange/missedBefore``). Ending the loop or
+    /// cancelling its task unregisters it; the sequence finishes when the store is closed or
+    /// deallocated.
     ///
     /// ```swift
     /// for await change in store.changes() {
@@ -172,7 +181,7 @@ extension DefaultsStore {
     }
 
     /// The changes of the keys whose name starts with `prefix` (by bytes, as
-    /// ``observe(prefix:_:)``), as ``changes()`` gives every key's.
+    /// ``observe(prefix:_:)``), as ``changes()`` gives every key's, bounded the same way.
     ///
     /// ```swift
     /// for await change in store.changes(prefix: "billing.") { reconfigure(change.key) }
@@ -181,14 +190,24 @@ extension DefaultsStore {
     /// - Parameter prefix: the names' first bytes; the empty prefix selects every key.
     /// - Returns: a sequence of those keys' changes.
     public func changes(prefix: String) -> AsyncStream<AnyDefaultsChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: AnyDefaultsChange.self)
+        let buffer = ChangeBuffer<AnyDefaultsChange>(limit: Self.changesBufferLimit) { $0.missing($1) }
         let bytes = Array(prefix.utf8)
-        let observer = core.addObserver(key: nil, onStoreClosed: { continuation.finish() }) { name, stored, origin, writer in
+        let observer = core.addObserver(key: nil, onStoreClosed: { buffer.finish() }) { name, stored, origin, writer, resumeAfter in
             guard bytes.isEmpty || name.utf8.starts(with: bytes) else { return }
-            continuation.yield(AnyDefaultsChange(key: name, newValue: stored, origin: origin, writer: writer))
+            buffer.push(AnyDefaultsChange(key: name, newValue: stored, origin: origin, writer: writer), resumeAfter: resumeAfter)
         }
-        let token = DefaultsObservation { [weak core] in core?.removeObserver(observer) }
-        continuation.onTermination = { _ in token.cancel() }
-        return stream
+        return Self.stream(of: buffer, observing: DefaultsObservation { [weak core] in core?.removeObserver(observer) })
+    }
+
+    /// A sequence reading `buffer`, keeping `token` (and so its observer) as long as the
+    /// sequence or an iterator of it lives: dropping both, or cancelling the consumer's task,
+    /// unregisters the observer.
+    private static func stream<Element>(of buffer: ChangeBuffer<Element>, observing token: DefaultsObservation) -> AsyncStream<Element> {
+        AsyncStream(unfolding: {
+            withExtendedLifetime(token) {}
+            return await buffer.next()
+        }, onCancel: {
+            token.cancel()
+        })
     }
 }

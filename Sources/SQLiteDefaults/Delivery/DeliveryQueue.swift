@@ -14,6 +14,9 @@ final class DeliveryQueue: Sendable {
         let origin: DefaultsChangeOrigin
         /// Who wrote it, where known (nil after a full comparison).
         let writer: DefaultsWriter?
+        /// The history's position just before this change, where known: what a bounded
+        /// sequence that had to leave the change out names as the place to resume from.
+        var resumeAfter: Int64? = nil
     }
 
     private struct State {
@@ -50,7 +53,7 @@ final class DeliveryQueue: Sendable {
             if batch.isEmpty { return }
             for item in batch {
                 for observer in registry.observers(for: item.key) where !observer.isCancelled.load(ordering: .acquiring) {
-                    observer.deliver(item.key, item.value, item.origin, item.writer)
+                    observer.deliver(item.key, item.value, item.origin, item.writer, item.resumeAfter)
                 }
             }
         }

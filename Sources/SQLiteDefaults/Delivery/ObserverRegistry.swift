@@ -1,5 +1,12 @@
 import Synchronization
 
+/// What an observer is called with: the key, its new row as stored (nil when removed), who made
+/// the change, its writer where known, and the history position just before it where known
+/// (`changes(since:)` from there reads it again; nil after a full comparison, which the history
+/// does not record as such).
+typealias ObserverCallback = @Sendable (_ key: String, _ stored: SQLiteValue?, _ origin: DefaultsChangeOrigin,
+                                        _ writer: DefaultsWriter?, _ resumeAfter: Int64?) -> Void
+
 /// One registered callback. Delivery checks `isCancelled` right before each call, so a
 /// callback that cancels itself or another observer mid-delivery stops that observer at once.
 final class Observer: Sendable {
@@ -7,12 +14,12 @@ final class Observer: Sendable {
     /// The key observed; `nil` for an observer of every key.
     let key: String?
     let isCancelled = Atomic<Bool>(false)
-    let deliver: @Sendable (String, SQLiteValue?, DefaultsChangeOrigin, DefaultsWriter?) -> Void
+    let deliver: ObserverCallback
     /// Ends an AsyncSequence built on this observer when the store goes away.
     let onStoreClosed: (@Sendable () -> Void)?
 
     init(id: UInt64, key: String?, onStoreClosed: (@Sendable () -> Void)?,
-         deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin, DefaultsWriter?) -> Void) {
+         deliver: @escaping ObserverCallback) {
         self.id = id
         self.key = key
         self.onStoreClosed = onStoreClosed
@@ -32,7 +39,7 @@ final class ObserverRegistry: Sendable {
     private let state = Mutex(State())
 
     func add(key: String?, onStoreClosed: (@Sendable () -> Void)? = nil,
-             deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin, DefaultsWriter?) -> Void) -> Observer {
+             deliver: @escaping ObserverCallback) -> Observer {
         state.withLock { state in
             let observer = Observer(id: state.nextID, key: key, onStoreClosed: onStoreClosed, deliver: deliver)
             state.nextID += 1

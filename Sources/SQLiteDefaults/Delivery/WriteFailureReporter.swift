@@ -38,8 +38,13 @@ final class WriteFailureReporter: Sendable {
 
     var last: DefaultsError? { state.withLock { $0.last } }
 
+    /// How many unread errors one listener's stream holds at most.
+    static let bufferLimit = 256
+
     func stream() -> AsyncStream<DefaultsError> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DefaultsError.self)
+        // Bounded: a listener that stops reading keeps the newest errors, which say what is
+        // wrong now.
+        let (stream, continuation) = AsyncStream.makeStream(of: DefaultsError.self, bufferingPolicy: .bufferingNewest(Self.bufferLimit))
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             state.subscribers[state.nextID] = continuation

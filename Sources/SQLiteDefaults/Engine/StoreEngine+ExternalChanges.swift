@@ -155,7 +155,7 @@ extension StoreEngine {
                     default: value = nil
                     }
                 }
-                try refresh(key, connection: connection, writer: latest.writer, known: value)
+                try refresh(key, connection: connection, writer: latest.writer, known: value, resumeAfter: entry.sequence - 1)
             }
             log.advance(past: entry)
         }
@@ -188,7 +188,7 @@ extension StoreEngine {
     /// its `maximumValueLength`) is dropped from the cache, so reads report why, and does not
     /// hold up the keys after it.
     private func refresh(_ hashed: HashedKey, connection: StoreConnection, writer: DefaultsWriter?,
-                         known: SQLiteValue?? = nil) throws {
+                         known: SQLiteValue?? = nil, resumeAfter: Int64? = nil) throws {
         let key = hashed.name
         let value: SQLiteValue?
         do {
@@ -203,7 +203,7 @@ extension StoreEngine {
         if case .some(let old) = previous, SQLiteValue.isSameRow(old, value) { return }
         metrics.externalChanges.increment()
         if registry.isObserved(hashed) {
-            delivery.enqueue(.init(key: key, value: value, origin: .external, writer: writer))
+            delivery.enqueue(.init(key: key, value: value, origin: .external, writer: writer, resumeAfter: resumeAfter))
         }
     }
 

@@ -6,7 +6,7 @@ import Synchronization
 /// with the value the observer started from.
 extension StoreEngine {
     func addObserver(key: String?, onStoreClosed: (@Sendable () -> Void)? = nil,
-                     deliver: @escaping @Sendable (String, SQLiteValue?, DefaultsChangeOrigin, DefaultsWriter?) -> Void) -> Observer {
+                     deliver: @escaping ObserverCallback) -> Observer {
         // Cache what the observer starts from and register in one step under the database
         // lock, so every change reported afterwards is compared with the value the observer
         // started from: a change committed before `observe` returned is never re-announced.

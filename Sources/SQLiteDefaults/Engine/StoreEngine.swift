@@ -336,6 +336,8 @@ final class StoreEngine: Sendable {
                 connection.notePrunableCommit(sequences)
             }
             if changes.logSequences != nil || !changes.writes.isEmpty { commitSignal.signal() }
+            // Where the history stands just before this commit's entries.
+            let resumeAfter = changes.logSequences.map { $0.lowerBound - 1 }
             if changes.writes.count == 1 {
                 // The autocommit `set`: no batch to build.
                 let write = changes.writes[0]
@@ -344,14 +346,16 @@ final class StoreEngine: Sendable {
                 if missedEarlierCommits { applyCommitsBefore(ownCommit: connection) }
                 if case .some(let old) = previous, SQLiteValue.isSameRow(old, write.value) { return }
                 if registry.isObserved(write.hashedKey) {
-                    delivery.enqueue(.init(key: write.key, value: write.value, origin: origin, writer: writer(of: write.key, on: connection)))
+                    delivery.enqueue(.init(key: write.key, value: write.value, origin: origin, writer: writer(of: write.key, on: connection),
+                                           resumeAfter: resumeAfter))
                 }
             } else if !changes.writes.isEmpty {
                 let changed = cache.apply(changes.finalValues())
                 pruneTombstones()
                 if missedEarlierCommits { applyCommitsBefore(ownCommit: connection) }
                 for write in registry.observed(among: changed) {
-                    delivery.enqueue(.init(key: write.key, value: write.value, origin: origin, writer: writer(of: write.key, on: connection)))
+                    delivery.enqueue(.init(key: write.key, value: write.value, origin: origin, writer: writer(of: write.key, on: connection),
+                                           resumeAfter: resumeAfter))
                 }
             }
         }

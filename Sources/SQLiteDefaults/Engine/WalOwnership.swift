@@ -132,8 +132,8 @@ enum WalOwnership {
         guard let marker = finding.range(of: "error code=") else { return nil }
         guard let code = Int32(finding[marker.upperBound...].prefix { $0.isNumber }) else { return nil }
         switch SQLiteResultKind(code: code) {
-        case .ioError, .full, .cantOpen, .permission: return code
-        default: return code & 0xFF == 7 ? code : nil  // SQLITE_NOMEM
+        case .ioError, .full, .cantOpen, .permission, .noMemory: return code
+        default: return nil
         }
     }
 

@@ -288,10 +288,17 @@ public final class DefaultsStore: Sendable {
     /// }
     /// ```
     ///
+    /// Bounded: each stream holds at most ``reportedErrorsBufferLimit`` errors its consumer has
+    /// not read, the newest (older unread ones are dropped: the newest say what is wrong now,
+    /// and ``lastReportedError`` always holds the last).
+    ///
     /// - Returns: a new stream of the errors reported from now on.
     public func reportedErrors() -> AsyncStream<DefaultsError> {
         core.failures.stream()
     }
+
+    /// How many unread errors a ``reportedErrors()`` stream holds at most before it drops the oldest.
+    public static let reportedErrorsBufferLimit = WriteFailureReporter.bufferLimit
 
     /// The most recent error of ``reportedErrors()`` (one that happened before anyone listened
     /// included, such as a log set aside while opening); `nil` if there has been none.

@@ -149,12 +149,15 @@ enum ConsoleOpenAPI {
                                "description": "The keys (may repeat); every key's changes without it."])
             // The maxima are the parser's (a 64-bit whole number); past them, 400.
             parameters.append(query("limit", ["type": "integer", "minimum": 0, "maximum": Int64.max, "format": "int64"],
-                                    "At most this many (100 unless given; a page holds at most 1,000, a larger limit reads one full page)."))
+                                    "At most this many (500 unless given; a page holds at most 5,000, a larger limit reads one full page)."))
+            parameters.append(query("after", ["type": "integer", "minimum": 1, "maximum": Int64.max, "format": "int64"],
+                                    "Only the changes after this one, newest first: older than this sequence (the next page's cursor). Not with `before`."))
             parameters.append(query("before", ["type": "integer", "minimum": 1, "maximum": Int64.max, "format": "int64"],
-                                    "Only changes older than this sequence (the next page's cursor)."))
+                                    "The same cursor as `after`, under its earlier name. Not with `after`."))
             responses["200"] = ["description": "the changes; a full page names the next one's cursor",
-                                "headers": ["X-History-Next-Before": header("the next page's `before`", schema: ["type": "integer"]),
-                                            "Link": header("`<…&before=SEQ>; rel=\"next\"`")],
+                                "headers": ["X-History-Next": header("the next page's `after`", schema: ["type": "integer"]),
+                                            "X-History-Next-Before": header("the same number, for earlier clients", schema: ["type": "integer"]),
+                                            "Link": header("`<…&after=SEQ>; rel=\"next\"`")],
                                 "content": ["application/json": ["schema": ["type": "array", "items": ref(schema: "HistoryEntry")]]]]
             responses["400"] = ref(response: "BadRequest")
             responses["503"] = ref(response: "Unavailable")

@@ -272,6 +272,58 @@ extension ConsoleAssets {
         row.querySelector("[data-role=default]").textContent = entry.defaultText ?? "";
         row.querySelector("[data-role=summary]").textContent = entry.summary ?? "";
         row.querySelector("[data-role=changed]").textContent = changedText(entry);
+        drawFlag(row, entry);
+      }
+
+      // A flagd flag (a key `flagd.flag.NAME` holding flagd's JSON for one flag) is shown as a
+      // flag: its state, variants, default variant and targeting rule; an operator who may write
+      // the key toggles the state or picks the default variant, sent as any edit is (the whole
+      // flag, a reason, If-Match with the version shown).
+      function drawFlag(row, entry) {
+        const old = row.querySelector("[data-role=flag]");
+        if (old) old.remove();
+        if (!entry.key.startsWith("flagd.flag.") || entry.secret || typeof entry.text !== "string") return;
+        let flag;
+        try { flag = JSON.parse(entry.text); } catch (_) { return; }
+        if (!flag || typeof flag !== "object" || !flag.variants || typeof flag.variants !== "object") return;
+        const box = el("div", { class: "flag", "data-role": "flag" });
+        const enabled = flag.state === "ENABLED";
+        box.append(el("span", { class: "flag-state", "data-role": "flag-state", "data-state": String(flag.state) }, String(flag.state)));
+        const variants = Object.keys(flag.variants).map((name) => name + ": " + JSON.stringify(flag.variants[name]));
+        box.append(el("span", { "data-role": "flag-variants" }, "variants " + variants.join(" · ")));
+        box.append(el("span", { "data-role": "flag-default" }, "default " + (flag.defaultVariant ?? "(none)")));
+        const rule = flag.targeting && Object.keys(flag.targeting).length ? JSON.stringify(flag.targeting) : "none";
+        box.append(el("code", { "data-role": "flag-targeting" }, "targeting " + rule));
+        if (writable(entry)) {
+          const reason = el("input", { type: "text", "data-role": "flag-reason", placeholder: "reason (optional)", "aria-label": "Reason for changing flag " + entry.key });
+          const toggle = el("button", { type: "button", "data-role": "flag-toggle" }, enabled ? "Disable" : "Enable");
+          const pick = el("select", { "data-role": "flag-default-select", "aria-label": "Default variant of " + entry.key });
+          for (const name of Object.keys(flag.variants)) {
+            const option = el("option", { value: name }, name);
+            if (name === flag.defaultVariant) option.selected = true;
+            pick.append(option);
+          }
+          const send = async (changed) => {
+            const body = entry.keyHex ? { value: JSON.stringify(changed) } : { value: JSON.stringify(changed), type: entry.type };
+            if (reason.value !== "") body.reason = reason.value;
+            const headers = typeof entry.seq === "number" && !entry.keyHex && !entry.stale ? { "If-Match": '"' + entry.seq + '"' } : {};
+            toggle.disabled = true; pick.disabled = true;
+            try {
+              render(await request("PUT", address(entry), body, headers));
+            } catch (error) {
+              if (error.status === 412 && error.body && error.body.current) {
+                render(error.body.current);
+                showConflict(row, error.body.current);
+              } else {
+                showError(row, error.message);
+              }
+            } finally { toggle.disabled = false; pick.disabled = false; }
+          };
+          toggle.addEventListener("click", () => send(Object.assign({}, flag, { state: enabled ? "DISABLED" : "ENABLED" })));
+          pick.addEventListener("change", () => send(Object.assign({}, flag, { defaultVariant: pick.value })));
+          box.append(toggle, pick, reason);
+        }
+        row.querySelector("td.key").append(box);
       }
 
 

@@ -36,6 +36,11 @@ extension ConsoleAssets {
     td { padding: .55rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
     td.key { font-family: ui-monospace, Menlo, monospace; word-break: break-all; }
     .summary { font-family: system-ui, sans-serif; color: var(--muted); font-size: .85rem; }
+    .flag { display: flex; flex-wrap: wrap; gap: .25rem .6rem; align-items: center; margin-top: .3rem; font-size: .85rem; }
+    .flag code { font-size: .8rem; overflow-wrap: anywhere; }
+    .flag-state { font-weight: 600; }
+    .flag-state[data-state=ENABLED] { color: #1a7f37; }
+    .flag-state[data-state=DISABLED] { color: var(--muted); }
     .value { font-family: ui-monospace, Menlo, monospace; white-space: pre-wrap; word-break: break-all; }
     .unset { color: var(--muted); font-style: italic; }
     .type { font-size: .8rem; color: var(--muted); }

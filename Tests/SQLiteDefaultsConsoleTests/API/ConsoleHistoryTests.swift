@@ -67,7 +67,7 @@ struct ConsoleHistoryTests {
         #expect(entries.filter { $0["key"] as? String == "timeout" }.allSatisfy { $0["type"] == nil })
     }
 
-    @Test("limit bounds the entries (100 by default); without key, every key's changes", arguments: ConsoleMount.all)
+    @Test("limit bounds the entries (500 by default, the paging test shows); without key, every key's changes", arguments: ConsoleMount.all)
     func limit(mount: ConsoleMount) async throws {
         let fixture = try Self.fixtureWithChanges(mount: mount)
         try await fixture.test(.router) { client in
@@ -106,7 +106,7 @@ struct ConsoleHistoryTests {
 
     @Test("A bad limit or an empty key gets 400 {\"error\"}", arguments: ConsoleMount.all, [
         "limit=abc", "limit=-1", "limit=1.5", "limit=", "limit=99999999999999999999", "limit=1&limit=2", "key=", "key=timeout&key=",
-        "before=0", "before=-3", "before=x", "before=1&before=2",
+        "before=0", "before=-3", "before=x", "before=1&before=2", "after=0", "after=x", "after=1&after=2", "after=1&before=1",
     ])
     func badQuery(mount: ConsoleMount, query: String) async throws {
         let fixture = try Self.fixtureWithChanges(mount: mount)

@@ -176,8 +176,8 @@ struct ConsoleOpenAPITests {
                 reached.insert(ConsoleOpenAPI.operationID(probe.route) + " \(response.status.code)")
                 let declared = (operation["responses"] as? [String: Any])?[String(response.status.code)]
                 let answer = try #require(declared.flatMap { OpenAPIShape.resolve($0, in: document) as? [String: Any] }, "\(label): not declared")
-                // Link and X-History-Next-Before come with a full page only; Set-Cookie with a 303.
-                let always = Set((answer["headers"] as? [String: Any])?.keys.map { $0 } ?? []).subtracting(["Set-Cookie", "Link", "X-History-Next-Before"])
+                // Link and X-History-Next(-Before) come with a full page only; Set-Cookie with a 303.
+                let always = Set((answer["headers"] as? [String: Any])?.keys.map { $0 } ?? []).subtracting(["Set-Cookie", "Link", "X-History-Next", "X-History-Next-Before"])
                 for name in always {
                     #expect(response.headers[HTTPField.Name(name)!] != nil, "\(label): declared header \(name) missing")
                 }

@@ -9,6 +9,7 @@ import ServiceLifecycle
 import SQLiteDefaults
 import SQLiteDefaultsConfiguration
 import SQLiteDefaultsConsole
+import SQLiteDefaultsFlags
 import SQLiteDefaultsPostgres
 import SQLiteDefaultsServiceLifecycle
 
@@ -22,6 +23,19 @@ import SQLiteDefaultsServiceLifecycle
 /// ```
 ///
 /// Settings (all optional): `features.beta` (bool), `greeting` (string), `limits.items` (int).
+///
+/// A percentage rollout: `GET /checkout?user=ID&email=ADDRESS` resolves the flagd flag
+/// `new-checkout` (``DefaultsFlags``) for that user. `rollout.json` beside this package turns it
+/// on for staff (an `@example.com` address) and for 10 % of everyone else, each user always in
+/// the same bucket (flagd's `fractional` over the flag key and the user's id):
+///
+/// ```
+/// prefs --db /tmp/flags.sqlite flags load Examples/FeatureFlags/rollout.json
+/// curl 'http://127.0.0.1:8080/checkout?user=u-17'   # {"newCheckout":false,"reason":"TARGETING_MATCH",…}
+/// ```
+///
+/// Raising the share is editing the file's weights and loading it again (one change of one key,
+/// with its history), or editing the flag in the console: the next request sees it.
 /// With `ADMIN_TOKEN` set, the SQLiteDefaults console is mounted at `/admin/prefs/` for
 /// requests that carry `Authorization: Bearer $ADMIN_TOKEN`.
 /// The listening port comes from `--port`, else the `HTTP_PORT` environment variable, else the
@@ -47,6 +61,7 @@ struct FeatureFlags {
         let host = arguments.host ?? config.string(forKey: "http.host", default: "127.0.0.1")
         let port = arguments.port ?? config.int(forKey: "http.port", default: 8080)
 
+        let flags = DefaultsFlags(store: store)
         let router = Router()
         // `fetch` reads the database itself, so a `prefs write` that returned is in the very
         // next response; `config.bool(forKey:)` (the cache) would see it within a millisecond.
@@ -56,6 +71,18 @@ struct FeatureFlags {
         router.get("/items") { _, _ -> String in
             let limit = try await config.fetchInt(forKey: "limits.items", default: 3)
             return (1...max(1, limit)).map { "item \($0)" }.joined(separator: "\n") + "\n"
+        }
+        router.get("/checkout") { request, _ -> Checkout in
+            guard let user = request.uri.queryParameters["user"].map(String.init), !user.isEmpty else {
+                throw HTTPError(.badRequest, message: "user=ID is required\n")
+            }
+            var attributes: [String: FlagValue] = [:]
+            if let email = request.uri.queryParameters["email"] { attributes["email"] = .string(String(email)) }
+            // From the parsed rule the flag's key holds (parsed again only when the key changes).
+            let resolution = flags.boolean("new-checkout", default: false,
+                                           context: FlagEvaluationContext(targetingKey: user, attributes: attributes))
+            return Checkout(user: user, newCheckout: resolution.value, variant: resolution.variant,
+                            reason: resolution.reason.rawValue, errorCode: resolution.errorCode?.rawValue)
         }
         router.get("/beta") { _, _ -> String in
             guard try await config.fetchBool(forKey: "features.beta", default: false) else {
@@ -112,6 +139,15 @@ struct Flags: ResponseEncodable {
         greeting = try await config.fetchString(forKey: "greeting", default: "Hello")
         maxItems = try await config.fetchInt(forKey: "limits.items", default: 3)
     }
+}
+
+/// What `GET /checkout` answers: the `new-checkout` flag for one user, with why.
+struct Checkout: ResponseEncodable {
+    var user: String
+    var newCheckout: Bool
+    var variant: String?
+    var reason: String
+    var errorCode: String?
 }
 
 /// A service that logs its wrapped service's failure instead of ending the server: a fleet that

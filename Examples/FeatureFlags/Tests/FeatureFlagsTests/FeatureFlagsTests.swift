@@ -38,17 +38,17 @@ struct FeatureFlagsTests {
         #expect(try await get(base + "/beta").status == 404)
         #expect(try await get(base + "/items").body == "item 1\nitem 2\nitem 3\n")
 
-        try run(Self.prefs, ["--db", database, "write", "features.beta", "1", "--type", "bool"])
+        try await run(Self.prefs, ["--db", database, "write", "features.beta", "1", "--type", "bool"])
         let second = try await get(base + "/")
         #expect(second.body.contains("\"beta\":true"), "\(second.body)")
         #expect(try await get(base + "/beta").status == 200)
 
-        try run(Self.prefs, ["--db", database, "write", "limits.items", "2", "--type", "int"])
+        try await run(Self.prefs, ["--db", database, "write", "limits.items", "2", "--type", "int"])
         #expect(try await get(base + "/items").body == "item 1\nitem 2\n")
-        try run(Self.prefs, ["--db", database, "write", "greeting", "Hi"])
+        try await run(Self.prefs, ["--db", database, "write", "greeting", "Hi"])
         #expect(try await get(base + "/").body.contains("\"greeting\":\"Hi\""))
 
-        try run(Self.prefs, ["--db", database, "delete", "features.beta"])
+        try await run(Self.prefs, ["--db", database, "delete", "features.beta"])
         #expect(try await get(base + "/beta").status == 404)
     }
 
@@ -104,9 +104,60 @@ struct FeatureFlagsTests {
         #expect(try await get(base + "/admin/prefs/api/keys", headers: ["Authorization": "Bearer wrong"]).status == 401)
         let page = try await get(base + "/admin/prefs/", headers: auth)
         #expect(page.status == 200 && page.body.contains("console.js"))
-        try run(Self.prefs, ["--db", database, "write", "greeting", "Hi"])
+        try await run(Self.prefs, ["--db", database, "write", "greeting", "Hi"])
         let keys = try await get(base + "/admin/prefs/api/keys", headers: auth)
         #expect(keys.status == 200 && keys.body.contains(#""key":"greeting""#), "\(keys.body)")
+    }
+
+    @Test("A percentage rollout: staff always, a stable share of users by id, changed by loading the flag set again")
+    func percentageRollout() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("feature-flags-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("flags.sqlite").path
+        let server = try Server(executable: Self.built("FeatureFlags"), arguments: ["--db", database, "--port", "0"])
+        defer { server.stop() }
+        let base = try #require(await server.address(timeout: .seconds(120)), "the server did not start: \(server.errorOutput)")
+
+        // No flag set yet: the default, and flagd's reason for a missing flag.
+        let missing = try await get(base + "/checkout?user=u-1")
+        #expect(missing.status == 200)
+        #expect(missing.body.contains(#""newCheckout":false"#) && missing.body.contains(#""errorCode":"FLAG_NOT_FOUND""#), "\(missing.body)")
+        #expect(try await get(base + "/checkout").status == 400)
+
+        // The example's own file, with its share of users set to `percent`.
+        let rollout = try String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/FeatureFlagsTests/FeatureFlagsTests.swift", with: "rollout.json"), encoding: .utf8)
+        func load(percent: Int) async throws {
+            let file = directory.appendingPathComponent("rollout-\(percent).json").path
+            let edited = rollout.replacingOccurrences(of: #"[["on", 10], ["off", 90]]"#, with: "[[\"on\", \(percent)], [\"off\", \(100 - percent)]]")
+            #expect(edited != rollout || percent == 10)
+            try edited.write(toFile: file, atomically: true, encoding: .utf8)
+            try await run(Self.prefs, ["--db", database, "flags", "load", file])
+        }
+        func enabled(_ users: Range<Int>) async throws -> Set<Int> {
+            var on = Set<Int>()
+            for user in users {
+                let answer = try await get(base + "/checkout?user=u-\(user)")
+                #expect(answer.status == 200 && answer.body.contains(#""reason":"TARGETING_MATCH""#), "\(answer.body)")
+                if answer.body.contains(#""newCheckout":true"#) { on.insert(user) }
+            }
+            return on
+        }
+
+        try await load(percent: 50)
+        let half = try await enabled(0..<200)
+        // flagd's bucketing is a hash: about half, never none or all of 200 users.
+        #expect((60...140).contains(half.count), "\(half.count) of 200 users in a 50 % rollout")
+        #expect(try await enabled(0..<200) == half, "each user stays in the bucket it was put in")
+        let staff = try await get(base + "/checkout?user=u-9999&email=ada%40example.com")
+        #expect(staff.body.contains(#""newCheckout":true"#), "\(staff.body)")
+
+        // Widening the rollout keeps everyone who had it (the buckets do not move) and adds more.
+        try await load(percent: 80)
+        let wider = try await enabled(0..<200)
+        #expect(half.isSubset(of: wider) && wider.count > half.count, "\(half.count) → \(wider.count)")
+        try await load(percent: 0)
+        #expect(try await enabled(0..<50).isEmpty, "a 0 % rollout serves nobody but staff")
     }
 
     /// One GET over loopback.
@@ -119,14 +170,20 @@ struct FeatureFlagsTests {
         return (status, String(decoding: data, as: UTF8.self))
     }
 
-    /// Runs a program to completion, expecting success.
-    func run(_ executable: String, _ arguments: [String]) throws {
+    /// Runs a program to completion, expecting success. Suspends (the termination handler
+    /// resumes it) rather than blocking a thread of the cooperative pool on the child.
+    func run(_ executable: String, _ arguments: [String]) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(executable) \(arguments) failed")
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        #expect(status == 0, "\(executable) \(arguments) failed")
     }
 }
 
