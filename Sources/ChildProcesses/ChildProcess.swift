@@ -181,9 +181,17 @@ public final class ChildProcess: Sendable {
         // under many concurrent children, so a finished child's output went unread for seconds.
         Thread {
             var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 64 << 10)
+            let descriptor = handle.fileDescriptor
             while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
+                // read(2) itself, not `availableData`: only a read of 0 bytes is the end of the
+                // child's output; a read interrupted by a signal (EINTR) is tried again, where an
+                // empty `Data` would have been taken for the end and the rest of the output lost.
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count < 0 && errno == EAGAIN { usleep(1_000); continue }  // not expected: the pipes block
+                if count <= 0 { break }
+                let chunk = Array(buffer[..<count])
                 shared.state.withLock { state in
                     if isError { state.standardError += chunk } else { state.standardOutput += chunk }
                 }
