@@ -22,6 +22,9 @@ final class StoreThread: Sendable {
         /// Jobs that found the lock held, in the order they were first queued, and when each
         /// is to be tried again.
         var parked: [(job: StoreJob, retry: ContinuousClock.Instant)] = []
+        /// 1 while a parked job is being tried again (it is out of `parked` meanwhile, and still
+        /// waits for the lock as far as anyone counting is concerned).
+        var retrying = 0
         var hasThread = false
         var sleeping = false
         var closedError: DefaultsError?
@@ -149,7 +152,8 @@ final class StoreThread: Sendable {
     }
 
     /// How many jobs wait for another connection's lock now (for tests: a job is known to wait).
-    var parkedCount: Int { state.withLock { $0.parked.count } }
+    /// The one being tried again counts: it is out of the list only while its try runs.
+    var parkedCount: Int { state.withLock { $0.parked.count + $0.retrying } }
 
     /// Fails every job not started with `error`; the thread ends after the job it runs.
     func close(with error: DefaultsError) {
@@ -245,6 +249,7 @@ final class StoreThread: Sendable {
     /// The first queued job, a parked one whose time came first (they were queued earlier).
     private func nextJob(_ state: inout State, now: ContinuousClock.Instant) -> StoreJob? {
         if let due = state.parked.firstIndex(where: { $0.retry <= now }) {
+            state.retrying = 1
             return state.parked.remove(at: due).job
         }
         return state.popFirst()
@@ -257,7 +262,10 @@ final class StoreThread: Sendable {
             beforeFirstWrite.store(false, ordering: .relaxed)
             foundLockHeld.store(false, ordering: .relaxed)
         }
-        guard job.runAttempt() == false else { return }
+        guard job.runAttempt() == false else {
+            state.withLock { $0.retrying = 0 }
+            return
+        }
         // The lock was held: park the job, or end it when the busy timeout has run out.
         let now = ContinuousClock.now
         let first = job.firstBusy.withLock { first in
@@ -266,6 +274,7 @@ final class StoreThread: Sendable {
         }
         let waited = now - first
         if waited >= busyTimeout {
+            state.withLock { $0.retrying = 0 }
             job.fail(with: DefaultsError(
                 .busy,
                 "the database stayed locked by another connection for \(Self.describe(waited)), past the busy timeout of \(Self.describe(busyTimeout)); nothing was written",
@@ -276,6 +285,7 @@ final class StoreThread: Sendable {
         let delay = Duration.milliseconds(Self.retryDelays[min(count, Self.retryDelays.count) - 1])
         let retry = min(now + delay, first + busyTimeout)
         let refused = state.withLock { state -> DefaultsError? in
+            state.retrying = 0
             if let closed = state.closedError { return closed }
             state.parked.append((job, retry))
             return nil
