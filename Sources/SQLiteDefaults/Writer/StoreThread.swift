@@ -45,19 +45,11 @@ final class StoreThread: Sendable {
 
     /// How long the thread stays without work before it ends (the next call starts another).
     static let idleLifetime: Duration = .seconds(10)
-    /// How long the thread, having just run a job, looks for the next one before it sleeps: a
-    /// caller that awaits one write and makes the next finds it awake (a sleeping thread's
-    /// wake-up costs more than the write itself on an idle machine), at most this much CPU per
-    /// job when no call follows.
-    static let spinDuration: Duration = .microseconds(50)
     /// The waits between tries of a job that found the lock held: SQLite's busy handler's own.
     static let retryDelays: [Int] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
 
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
-    /// Counts the jobs ever queued: the thread, looking for work before it sleeps, watches it
-    /// without taking the lock.
-    private let enqueued = Atomic<UInt64>(0)
     /// The running thread's id (0 when none).
     private let threadID = Atomic<UInt>(0)
     /// Whether the job running now has not written yet: its first taking of the write lock
@@ -132,7 +124,6 @@ final class StoreThread: Sendable {
         let action = state.withLock { state -> Action in
             if let closed = state.closedError { return .refuse(closed) }
             state.queue.append(job)
-            enqueued.add(1, ordering: .releasing)
             if !state.hasThread {
                 state.hasThread = true
                 return .start
@@ -189,16 +180,7 @@ final class StoreThread: Sendable {
         threadID.store(Self.currentThreadID, ordering: .relaxed)
         defer { threadID.store(0, ordering: .relaxed) }
         var idleSince: ContinuousClock.Instant?
-        var ranJob = false
         while true {
-            // Just ran a job and nothing is queued: look for the next call a moment before
-            // sleeping (a new job is found under the lock below either way; this only saves
-            // the wake-up).
-            if ranJob {
-                ranJob = false
-                let seen = enqueued.load(ordering: .acquiring)
-                if !hasQueuedJob(), spin(whileEnqueuedIs: seen) { continue }
-            }
             let now = ContinuousClock.now
             let next = state.withLock { state -> Next in
                 if state.closedError != nil {
@@ -225,25 +207,8 @@ final class StoreThread: Sendable {
             case .run(let job):
                 idleSince = nil
                 attempt(job)
-                ranJob = true
             }
         }
-    }
-
-    /// Whether a job waits in the queue (not a parked one).
-    private func hasQueuedJob() -> Bool {
-        state.withLock { $0.head < $0.queue.count }
-    }
-
-    /// Waits up to ``spinDuration`` for ``enqueued`` to move past `seen`, yielding the core
-    /// between looks (on two cores the caller may need it to make the call); true when it did.
-    private func spin(whileEnqueuedIs seen: UInt64) -> Bool {
-        let deadline = ContinuousClock.now + Self.spinDuration
-        repeat {
-            for _ in 0..<16 where enqueued.load(ordering: .acquiring) != seen { return true }
-            sched_yield()
-        } while ContinuousClock.now < deadline
-        return enqueued.load(ordering: .acquiring) != seen
     }
 
     /// The first queued job, a parked one whose time came first (they were queued earlier).
