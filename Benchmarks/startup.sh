@@ -11,11 +11,15 @@
 #     Foundation, each linked dynamically and statically.
 #
 #   bash Benchmarks/startup.sh [ROUNDS]      (default 200; --smoke: 5 rounds)
+#   bash Benchmarks/startup.sh --build       only build what it runs (CI builds it in the
+#                                            background, then measures in the foreground)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 rounds="${1:-200}"
 [ "$rounds" = "--smoke" ] && rounds=5
+build_only=0
+[ "$rounds" = "--build" ] && build_only=1
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -26,6 +30,7 @@ static=(-c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-d
 swift build "${static[@]}" --product CoreStartup >/dev/null
 swift build "${static[@]}" --product RawStartup >/dev/null
 bench_bin="$(swift build "${static[@]}" --show-bin-path)"
+[ "$build_only" = 1 ] && exit 0
 
 # The floors: the smallest Swift processes with and without Foundation.
 printf 'print("x")\n' >"$work/empty.swift"

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (Tests/Fuzz) with AddressSanitizer and libFuzzer's coverage, in the
-# AddressSanitizer build Scripts/sanitize.sh uses too (Scripts/address-build.sh, scratch
-# .build-asan: compiled once for both), and runs each for a bounded time, starting from its
-# corpus in the repository:
+# Builds the libFuzzer targets (Tests/Fuzz) with AddressSanitizer and libFuzzer's coverage
+# (Scripts/address-build.sh, scratch .build-fuzz/build), and runs each for a bounded time,
+# starting from its corpus in the repository:
 #
 #   FuzzImportReader     prefs import's JSON reader
 #   FuzzRoundTrip        what export writes, import restores exactly
@@ -10,9 +9,9 @@
 #
 #   Scripts/fuzz.sh                      every target, FUZZ_SECONDS (default 60) each
 #   Scripts/fuzz.sh FuzzRoundTrip        one target
-#   FUZZ_SKIP_BUILD=1 Scripts/fuzz.sh    run what `Scripts/sanitize.sh address build` built,
-#                                        without taking the scratch folder's lock (CI runs the
-#                                        fuzzers beside the AddressSanitizer suites)
+#   FUZZ_BUILD_ONLY=1 Scripts/fuzz.sh    only build (CI builds them in the background)
+#   FUZZ_SKIP_BUILD=1 Scripts/fuzz.sh    run what was built, without taking the scratch
+#                                        folder's lock
 #   FUZZ_JOBS=3                          targets run side by side (default 1)
 #
 # Exit status non-zero when a target crashed, leaked, hung or broke its promise: libFuzzer
@@ -27,27 +26,28 @@ cd "$(dirname "$0")/.."
 
 seconds="${FUZZ_SECONDS:-60}"
 jobs="${FUZZ_JOBS:-1}"
-# Findings, scratch corpora and logs; the build itself is in .build-asan.
+# Findings, scratch corpora and logs; the build itself is in .build-fuzz/build.
 scratch=.build-fuzz
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(FuzzImportReader FuzzRoundTrip FuzzConsoleRequest)
 
 source Scripts/address-build.sh
-bin="$address_scratch/debug"
+bin="$fuzz_scratch/debug"
 start=$(date +%s)
 mkdir -p "$scratch"
 if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
     for target in "${targets[@]}"; do
         # The linker warns about every ASan helper it cannot export; the log keeps them.
-        if ! swift build "${address_flags[@]}" --product "$target" > "$scratch/build.log" 2>&1; then
+        if ! swift build "${fuzz_flags[@]}" --product "$target" > "$scratch/build.log" 2>&1; then
             grep -v "Cannot export local symbol" "$scratch/build.log" | tail -40
             exit 1
         fi
     done
     echo "== fuzz: built in $(( $(date +%s) - start )) s"
 fi
+[ "${FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 for target in "${targets[@]}"; do
-    [ -x "$bin/$target" ] || { echo "fuzz: $bin/$target not built (Scripts/sanitize.sh address build)" >&2; exit 1; }
+    [ -x "$bin/$target" ] || { echo "fuzz: $bin/$target not built (FUZZ_BUILD_ONLY=1 Scripts/fuzz.sh)" >&2; exit 1; }
 done
 
 # LeakSanitizer runs after any input that allocated more than it freed; Tests/Fuzz/lsan.supp

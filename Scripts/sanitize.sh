@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the core test targets (the engine's suite and the reliability suite, with the helper
 # processes they start) under ThreadSanitizer and AddressSanitizer, each in its own scratch
-# folder so neither disturbs the normal .build. The AddressSanitizer build is the fuzzers' too
-# (Scripts/address-build.sh, scratch .build-asan): CI compiles it once for both.
+# folder so neither disturbs the normal .build (.build-tsan, and Scripts/address-build.sh's
+# .build-asan; the fuzzers have an AddressSanitizer build of their own, Scripts/fuzz.sh).
 #
 #   Scripts/sanitize.sh                    both sanitizers, build and test
 #   Scripts/sanitize.sh thread             ThreadSanitizer only
@@ -36,7 +36,7 @@ export SQLITEDEFAULTS_SLOW_TESTS="${SQLITEDEFAULTS_SLOW_TESTS:-1}"
 # The ThreadSanitizer build takes no package trait (--disable-default-traits): the engine, its
 # helpers and its two suites, with no macros (swift-syntax), no fleet (postgres-nio, BoringSSL),
 # no console (Hummingbird) and no prefs. The modules behind traits compile to nothing. The
-# AddressSanitizer build is Scripts/address-build.sh's (the Console trait, for the fuzzers).
+# AddressSanitizer build is Scripts/address-build.sh's, with no trait either.
 thread_flags=(--scratch-path .build-tsan --disable-default-traits --sanitize=thread -Xswiftc -DSQLITEDEFAULTS_PTHREAD_MUTEX)
 source Scripts/address-build.sh
 # halt_on_error: the first report ends the process with a non-zero status, so no race
