@@ -94,7 +94,10 @@ syntax() {
     # The checkout the root's .build holds (every trait, as `swift test --enable-all-traits`
     # resolved it). Not Package.resolved: a command run there without the traits rewrites it
     # with the default traits' pins, and a later `resolve --enable-all-traits` keeps those.
-    version="$(python3 -c 'import json,sys; print(next((d["state"].get("checkoutState",{}).get("version","") for d in json.load(open(sys.argv[1]))["object"]["dependencies"] if d["packageRef"]["identity"]=="swift-syntax"), ""))' .build/workspace-state.json)"
+    # CONSUMERS_WORKSPACE_STATE names a copy of that file (CI runs this script in the
+    # background, while the examples may rewrite .build's workspace state for their own graphs).
+    state="${CONSUMERS_WORKSPACE_STATE:-.build/workspace-state.json}"
+    version="$(python3 -c 'import json,sys; print(next((d["state"].get("checkoutState",{}).get("version","") for d in json.load(open(sys.argv[1]))["object"]["dependencies"] if d["packageRef"]["identity"]=="swift-syntax"), ""))' "$state")"
     echo "swift test --enable-all-traits runs the macro's tests with swift-syntax $version"
     case "$version" in 603.*) ;; *) fail "the repository resolved swift-syntax '$version', not the newest 603" ;; esac
 }

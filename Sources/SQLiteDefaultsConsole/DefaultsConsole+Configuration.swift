@@ -64,6 +64,14 @@ extension DefaultsConsole {
         /// clients that went away. 15 by default.
         public var keepAliveInterval: Duration
 
+        /// How many event streams one token (by name) may hold open at once; the next is
+        /// answered 429 until one closes. 32 by default: a person's tabs and devices, with room
+        /// to spare. Event streams stay open for hours, and the server holds a bounded number
+        /// of connections (`prefs serve`: 256), so without it one token holder could take every
+        /// connection and leave none for anyone else. The owner of a console without tokens is
+        /// not limited (there is no one else to protect).
+        public var eventStreamsPerToken: Int
+
         /// Where each reveal of a secret (`GET api/keys/{key}/secret` by an admin) is recorded:
         /// called with one line naming the principal and the key — never the value. nil (the
         /// default) logs the line through the request's logger at `notice` level;
@@ -87,6 +95,7 @@ extension DefaultsConsole {
             self.maximumBodySize = maximumBodySize
             self.eventBufferLimit = eventBufferLimit
             self.keepAliveInterval = keepAliveInterval
+            self.eventStreamsPerToken = 32
             self.auditLog = nil
         }
     }

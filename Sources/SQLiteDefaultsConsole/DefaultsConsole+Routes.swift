@@ -58,7 +58,16 @@ extension DefaultsConsole {
         case .success(let id): lastEventID = id
         case .failure(let refusal): return ConsoleResponses.json(ConsoleJSON.error(refusal.message), status: .badRequest)
         }
-        let (queue, feed) = hub.subscribe(after: lastEventID)
+        // One token holds at most so many streams: they stay open for hours, and the server's
+        // connections are bounded, so one token holder must not be able to take them all.
+        let token = ConsolePrincipal.current?.name
+        guard let (queue, feed) = hub.subscribe(after: lastEventID, token: token) else {
+            var refusal = ConsoleResponses.json(ConsoleJSON.error(
+                "token \"\(token ?? "")\" already has \(hub.perTokenLimit) event streams open, the most one token may; close one and try again"),
+                status: .tooManyRequests)
+            refusal.headers[HTTPField.Name("Retry-After")!] = "15"
+            return refusal
+        }
         let hub = self.hub
         let keepAlive = configuration.keepAliveInterval
         var headers = HTTPFields()

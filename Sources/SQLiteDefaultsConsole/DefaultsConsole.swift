@@ -44,7 +44,8 @@ public struct DefaultsConsole: Sendable {
         self.store = store
         self.configuration = configuration
         self.catalog = ConsoleCatalog(store: store)
-        self.hub = EventHub(store: store, perClientLimit: configuration.eventBufferLimit)
+        self.hub = EventHub(store: store, perClientLimit: configuration.eventBufferLimit,
+                            perTokenLimit: configuration.eventStreamsPerToken)
         self.sessions = ConsoleSessions(lifetime: configuration.sessionLifetime)
         self.authenticator = ConsoleAuthenticator(configuration: configuration)
         self.security = ConsoleSecurity(configuration: configuration, sessions: sessions, authenticator: authenticator)

@@ -101,6 +101,10 @@ extension DefaultsPostgresSync {
         metrics.refused(refused)
         guard !rows.isEmpty else { return false }
         let toPush = rows
+        // Before it is sent: a key pushed for the first time gets a shadow saying so, so that a
+        // push that lands and is never recorded here (a stop or a crash in between) leaves the
+        // key pending rather than unknown (see ReplicaTransaction.markPushing).
+        try await link.replica.onStoreThread { try $0.markPushing(toPush) }
         // A push too large for the short time-out gets the long one.
         let deadline = rows.count <= FleetTable.rowsPerStatement ? timeout : nil
         let version = try await timed(on: link.connection, within: deadline) { [origin] in
@@ -110,7 +114,14 @@ extension DefaultsPostgresSync {
                 try await link.fleet.pushInTransaction(toPush, origin: origin, floor: floor, on: link.connection)
             }
         }
-        try await link.replica.onStoreThread { try $0.recordPushed(toPush, version: version) }
+        // Recorded even when the sync is being stopped: the rows stand in the table now, and a
+        // key pushed for the first time whose shadow is not written looks, once deleted here,
+        // like a key this file never had — the fleet's row would then come back and undo the
+        // deletion (seen once in FleetTests.longAbsence: stopped right after a push). A task of
+        // its own does not inherit this one's cancellation; the store's thread still runs it in
+        // order, and a closed store ends it as any call.
+        let replica = link.replica
+        try await Task { try await replica.onStoreThread { try $0.recordPushed(toPush, version: version) } }.value
         book.pushed.insert(version)
         metrics.pushed(rows.count)
         return true

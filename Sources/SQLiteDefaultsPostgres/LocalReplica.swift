@@ -58,13 +58,14 @@ struct LocalReplica: Sendable {
             if let keys {
                 for key in keys.map(\.name).sorted() {
                     let local = try transaction.row(key)
-                    if !SQLiteValue.isSameRow(local, try shadow(of: key, in: transaction)?.value) {
+                    let known = try shadow(of: key, in: transaction)
+                    if !SQLiteValue.isSameRow(local, known?.value) || Self.isUnacknowledged(known) {
                         pending.append(PendingRow(key: key, value: local))
                     }
                 }
                 return pending
             }
-            for row in try transaction.rowsBesideShadows() where !SQLiteValue.isSameRow(row.local, row.shadow) {
+            for row in try transaction.rowsBesideShadows() where !SQLiteValue.isSameRow(row.local, row.shadow) || row.unacknowledged {
                 pending.append(PendingRow(key: row.key, value: row.local))
             }
             return pending
@@ -77,6 +78,21 @@ struct LocalReplica: Sendable {
 
     private func setShadow(_ key: String, _ value: SQLiteValue?, version: Int64, in transaction: ReplicaTransaction) throws {
         try transaction.setShadow(key, value, version: version)
+    }
+
+    /// Whether a push of the key may have reached the table unrecorded (``markPushing(_:)``):
+    /// its row is pending whatever it is.
+    private static func isUnacknowledged(_ shadow: (value: SQLiteValue?, version: Int64)?) -> Bool {
+        (shadow?.version ?? 0) < 0
+    }
+
+    /// Marks the keys of `rows` that have no shadow as being pushed, before the push is sent
+    /// (``ReplicaTransaction/markPushing(_:)``): a push that reaches the table and is not
+    /// recorded here leaves the key pending, not unknown.
+    func markPushing(_ rows: [PendingRow]) throws {
+        try store.replicaTransaction { transaction in
+            for row in rows { try transaction.markPushing(row.key) }
+        }
     }
 
     /// Applies the fleet's rows in one transaction and moves the position to `position`.
@@ -97,7 +113,7 @@ struct LocalReplica: Sendable {
                 let known = try shadow(of: row.key, in: transaction)
                 if let known, known.version >= row.version { continue }
                 let local = try transaction.row(row.key)
-                let isPending = !asNewMember && !SQLiteValue.isSameRow(local, known?.value)
+                let isPending = !asNewMember && (!SQLiteValue.isSameRow(local, known?.value) || Self.isUnacknowledged(known))
                 if !isPending, !SQLiteValue.isSameRow(local, row.value) {
                     guard try take(row, local: local, in: transaction, onRefused: onRefused) else { continue }
                     changed += 1
@@ -231,7 +247,7 @@ struct LocalReplica: Sendable {
                    try refuses(row, in: transaction) { continue }
                 if known.map({ row.version > $0.version }) ?? true {
                     let local = try transaction.row(row.key)
-                    let isPending = !SQLiteValue.isSameRow(local, known?.value)
+                    let isPending = !SQLiteValue.isSameRow(local, known?.value) || Self.isUnacknowledged(known)
                     if !isPending, !SQLiteValue.isSameRow(local, row.value) {
                         guard try take(row, local: local, in: transaction, onRefused: onRefused) else { continue }
                     }

@@ -50,6 +50,7 @@ enum Groups {
             { try Workloads.setInt(.defaults) }, { try Workloads.setInt(.raw) }, { try Workloads.setIntBare() },
             { try Workloads.setIntBare(pageSize: RawSQLite.libraryPageSize) },
             { try Workloads.setIntWithoutMonitor() }, { try Workloads.setIntDeclared() }, { try Workloads.setIntAsync() },
+            { try Workloads.setIntAsyncConcurrent() }, { Workloads.threadRoundTrip() },
             { try Workloads.setString(.defaults) }, { try Workloads.setString(.raw) },
             { try Workloads.setCodable(.defaults) }, { try Workloads.setCodable(.raw) },
             { try Workloads.transaction100(.defaults) }, { try Workloads.transaction100(.raw) },
@@ -69,6 +70,11 @@ enum Groups {
         ratio("  diagnosis: raw SQLite same schema / bare table with the library's pages", r, "set Int · raw SQLite", smallPages)
         ratio("  diagnosis: bare table, \(RawSQLite.libraryPageSize)-byte pages / SQLite's default 4,096", r, smallPages, "set Int · raw SQLite, bare table")
         ratio("set Int: async (on the store's thread) / synchronous", r, "set Int · SQLiteDefaults, async", "set Int · SQLiteDefaults", limit: 1.3)
+        // One task writing alone waits for two wake-ups per set (the store's thread, then a pool
+        // thread for the task): their floor, measured beside it.
+        absolute("  floor: a task's round trip to a sleeping thread and back (no SQLite)", r, "round trip to a thread and back · floor")
+        ratio("set Int: async from 8 tasks at once (per set) / synchronous", r,
+              "set Int · SQLiteDefaults, async, 8 tasks", "set Int · SQLiteDefaults", limit: 1.3)
         ratio("set Int with the external monitor on / off", r, "set Int · SQLiteDefaults", "set Int · SQLiteDefaults, no external monitor", limit: 1.1)
         ratio("  diagnosis: set Int with externalChangeDetection = .off / raw SQLite", r, "set Int · SQLiteDefaults, no external monitor", "set Int · raw SQLite")
         ratio("set Int of a declared key (10,000 declared) / of an undeclared key", r,

@@ -76,7 +76,11 @@ package final class ReplicaTransaction {
     /// and that row's version.
     package struct Shadow: Sendable {
         package let value: SQLiteValue?
+        /// -1 for an unacknowledged shadow (see ``ReplicaTransaction/markPushing(_:)``).
         package let version: Int64
+        /// A push of the key may have reached the fleet's table, unacknowledged here: the key's
+        /// row is to be pushed whatever it is.
+        package var isUnacknowledged: Bool { version < 0 }
     }
 
     /// A key's row here beside its shadow: either may be missing (nil).
@@ -84,6 +88,8 @@ package final class ReplicaTransaction {
         package let key: String
         package let local: SQLiteValue?
         package let shadow: SQLiteValue?
+        /// The shadow is unacknowledged (``Shadow/isUnacknowledged``).
+        package let unacknowledged: Bool
     }
 
     /// Every row of `defaults_fleet_state` (one once joined, none before).
@@ -122,13 +128,25 @@ package final class ReplicaTransaction {
         try engine.onReplicaConnection(session) { try $0.setShadow(key, value, version: version) }
     }
 
+    /// Before a push of `key` is sent: a key with no shadow gets an unacknowledged one (no
+    /// value, version -1); one with a shadow keeps it. Without it, a first push that reached
+    /// the table but was never recorded here (the sync stopped or the process died in between)
+    /// leaves no trace: the key, deleted here afterwards, looks like a key this file never had,
+    /// and the fleet's row would come back and undo the deletion. An unacknowledged shadow
+    /// keeps the key pending until a push is recorded or a row of it is applied.
+    package func markPushing(_ key: String) throws {
+        try checkWritable()
+        try engine.onReplicaConnection(session) { try $0.markPushing(key) }
+    }
+
     /// Removes the key's shadow.
     package func removeShadow(_ key: String) throws {
         try checkWritable()
         try engine.onReplicaConnection(session) { try $0.removeShadow(key) }
     }
 
-    /// Every shadow's version, by key (by its bytes: canonically equivalent keys are two).
+    /// Every acknowledged shadow's version, by key (by its bytes: canonically equivalent keys are
+    /// two).
     package func shadowVersions() throws -> [HashedKey: Int64] {
         try checkOpen()
         return try engine.onReplicaConnection(session) { try $0.shadowVersions() }

@@ -53,13 +53,24 @@ extension StoreConnection {
         _ = try statement.step()
     }
 
+    /// Gives `key` an unacknowledged shadow (version -1) unless it has a shadow: a push of it
+    /// is about to be sent (see ``ReplicaTransaction/markPushing(_:)``).
+    func markPushing(_ key: String) throws {
+        let statement = try database.statement("""
+            INSERT INTO defaults_fleet_shadow(key, value, present, version) VALUES (?1, NULL, 0, -1)
+            ON CONFLICT(key) DO NOTHING
+            """)
+        try statement.withBorrowedText(key, at: 1) { _ = try statement.step() }
+    }
+
     func removeShadow(_ key: String) throws {
         let statement = try database.statement("DELETE FROM defaults_fleet_shadow WHERE key = ?1")
         try statement.withBorrowedText(key, at: 1) { _ = try statement.step() }
     }
 
     func shadowVersions() throws -> [HashedKey: Int64] {
-        let statement = try database.statement("SELECT key, version FROM defaults_fleet_shadow")
+        // An unacknowledged shadow (version -1) says nothing of the table.
+        let statement = try database.statement("SELECT key, version FROM defaults_fleet_shadow WHERE version >= 0")
         defer { statement.reset() }
         var versions: [HashedKey: Int64] = [:]
         while try statement.step() {
@@ -72,10 +83,10 @@ extension StoreConnection {
 
     func rowsBesideShadows() throws -> [ReplicaTransaction.RowBesideShadow] {
         let statement = try database.statement("""
-            SELECT d.key, 1, d.value, s.value, s.present FROM defaults d LEFT JOIN defaults_fleet_shadow s ON s.key = d.key
+            SELECT d.key, 1, d.value, s.value, s.present, s.version < 0 FROM defaults d LEFT JOIN defaults_fleet_shadow s ON s.key = d.key
             UNION ALL
-            SELECT s.key, 0, NULL, s.value, s.present FROM defaults_fleet_shadow s
-            WHERE s.present AND NOT EXISTS (SELECT 1 FROM defaults d WHERE d.key = s.key)
+            SELECT s.key, 0, NULL, s.value, s.present, s.version < 0 FROM defaults_fleet_shadow s
+            WHERE (s.present OR s.version < 0) AND NOT EXISTS (SELECT 1 FROM defaults d WHERE d.key = s.key)
             ORDER BY 1
             """)
         defer { statement.reset() }
@@ -85,7 +96,8 @@ extension StoreConnection {
             rows.append(ReplicaTransaction.RowBesideShadow(
                 key: key,
                 local: statement.value(at: 1) == .integer(1) ? statement.value(at: 2) : nil,
-                shadow: statement.value(at: 4) == .integer(1) ? statement.value(at: 3) : nil))
+                shadow: statement.value(at: 4) == .integer(1) ? statement.value(at: 3) : nil,
+                unacknowledged: statement.value(at: 5) == .integer(1)))
         }
         return rows
     }

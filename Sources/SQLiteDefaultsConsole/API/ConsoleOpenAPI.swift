@@ -177,6 +177,9 @@ enum ConsoleOpenAPI {
                                "schema": ["type": "string", "pattern": "^[0-9]+$"],
                                "description": "Resume after this sequence: every change after it first, or one `event: compacted`."])
             responses["400"] = ref(response: "BadRequest")
+            responses["429"] = ["description": "the token already holds as many event streams as one token may (32 by default); nothing opened",
+                                "headers": ["Retry-After": header("seconds to wait before trying again")],
+                                "content": ["application/json": ["schema": ref(schema: "Error")]]]
             // OpenAPI 3.0 has no schema for a stream: before 3.2's `itemSchema`, a reader such
             // as schemathesis (4.32) takes an event stream's `schema` to describe each event,
             // as it parses one: `data` (its lines joined), `event` (`message` when unnamed),

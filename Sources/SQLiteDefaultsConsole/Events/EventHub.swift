@@ -10,15 +10,24 @@ import Synchronization
 /// process's memory. What a client has not yet written out waits in its ``EventQueue``
 /// (bounded; see there).
 final class EventHub: Sendable {
-    private let queues = Mutex<[ObjectIdentifier: EventQueue]>([:])
+    private struct Clients {
+        var queues: [ObjectIdentifier: (queue: EventQueue, token: String?)] = [:]
+        /// Open streams per token name (the owner, nil, is not counted).
+        var perToken: [String: Int] = [:]
+    }
+
+    private let clients = Mutex(Clients())
     private let store: DefaultsStore
     /// Pending bytes one client may fall behind before its stream is ended (it reconnects with
     /// `Last-Event-ID` and reads the rest from the history).
     let perClientLimit: Int
+    /// Streams one token may hold open at once.
+    let perTokenLimit: Int
 
-    init(store: DefaultsStore, perClientLimit: Int) {
+    init(store: DefaultsStore, perClientLimit: Int, perTokenLimit: Int) {
         self.store = store
         self.perClientLimit = perClientLimit
+        self.perTokenLimit = max(1, perTokenLimit)
     }
 
     /// A new client's queue, registered until ``remove(_:)``, fed by a change feed from the
@@ -26,9 +35,21 @@ final class EventHub: Sendable {
     /// longer keeps (or one newer than the file's newest change) is one `event: compacted`,
     /// `data: {"oldest": N, "newest": M}` (``compacted(oldest:newest:)``), after which the feed goes on from the newest change: the client
     /// reloads what it shows.
-    func subscribe(after lastEventID: Int64?) -> (queue: EventQueue, feed: Task<Void, Never>) {
+    ///
+    /// `token` is the name of the token the stream is opened with (nil for the owner). Returns
+    /// nil, registering nothing, when that token already holds ``perTokenLimit`` streams.
+    func subscribe(after lastEventID: Int64?, token: String?) -> (queue: EventQueue, feed: Task<Void, Never>)? {
         let queue = EventQueue(limit: perClientLimit)
-        queues.withLock { $0[ObjectIdentifier(queue)] = queue }
+        let admitted = clients.withLock { clients -> Bool in
+            if let token {
+                let open = clients.perToken[token, default: 0]
+                guard open < perTokenLimit else { return false }
+                clients.perToken[token] = open + 1
+            }
+            clients.queues[ObjectIdentifier(queue)] = (queue, token)
+            return true
+        }
+        guard admitted else { return nil }
         let store = self.store
         // Where the stream starts is fixed now, while the request is handled, not when the
         // feed's task first runs: under load that can be after changes the client must get.
@@ -62,17 +83,21 @@ final class EventHub: Sendable {
         return "id: \(newest)\nevent: compacted\ndata: {\(oldestMember)\"newest\":\(newest)}\n\n"
     }
 
-    /// Unregisters a client's queue.
+    /// Unregisters a client's queue (its token may open another stream).
     func remove(_ queue: EventQueue) {
-        _ = queues.withLock { $0.removeValue(forKey: ObjectIdentifier(queue)) }
+        clients.withLock { clients in
+            guard let removed = clients.queues.removeValue(forKey: ObjectIdentifier(queue)), let token = removed.token else { return }
+            let open = clients.perToken[token, default: 1] - 1
+            clients.perToken[token] = open > 0 ? open : nil
+        }
     }
 
     /// How many clients are connected now.
-    var clientCount: Int { queues.withLock { $0.count } }
+    var clientCount: Int { clients.withLock { $0.queues.count } }
 
     /// Ends every client's stream (the server is stopping).
     func finishAll() {
-        let all = queues.withLock { Array($0.values) }
+        let all = clients.withLock { $0.queues.values.map(\.queue) }
         for queue in all { queue.finish() }
     }
 
