@@ -51,11 +51,9 @@ out="$(cd "$out" && pwd)"
 # (Observable, Vapor, ...) build nothing more for `--product prefs`, and with all of them the
 # library compiles exactly as for Benchmarks/startup.sh's static programs, which share this
 # scratch folder.
-# No debug information (`--debug-info-format none`): the binary is stripped, and a release
-# build of the world with `-g` (SwiftPM's default) spends its time on DWARF nobody reads.
 flags=(-c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic
     -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
-    --debug-info-format none --enable-all-traits --scratch-path "$scratch")
+    --enable-all-traits --scratch-path "$scratch")
 echo "== building prefs (release, static Swift runtime and Foundation)" >&2
 swift build "${flags[@]}" --product prefs >&2
 bin="$(swift build "${flags[@]}" --show-bin-path)"
