@@ -12,18 +12,9 @@ extension Workloads {
         let store = fixture.store, key = BenchKeys.int
         let state = AsyncLoopState()
         return Workload("set Int · SQLiteDefaults, async", keep: [fixture]) { count in
-            let done = DispatchSemaphore(value: 0)
-            let start = state.counter.add(count, ordering: .relaxed).newValue - count
-            Task {
-                do {
-                    for value in start..<(start + count) { try await store.set(value + 1, for: key) }
-                } catch {
-                    state.failure.withLock { $0 = error }
-                }
-                done.signal()
+            try state.run(count) { start in
+                for value in start..<(start + count) { try await store.set(value + 1, for: key) }
             }
-            done.wait()
-            if let error = state.failure.withLock({ $0 }) { throw error }
         }
     }
 }
@@ -37,28 +28,19 @@ extension Workloads {
         let store = fixture.store, key = BenchKeys.int
         let state = AsyncLoopState()
         return Workload("set Int · SQLiteDefaults, async, \(tasks) tasks", keep: [fixture]) { count in
-            let done = DispatchSemaphore(value: 0)
-            let start = state.counter.add(count, ordering: .relaxed).newValue - count
-            Task {
-                do {
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        for task in 0..<tasks {
-                            group.addTask {
-                                // Every value differs, so each set writes.
-                                for value in stride(from: start + task, to: start + count, by: tasks) {
-                                    try await store.set(value + 1, for: key)
-                                }
+            try state.run(count) { start in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for task in 0..<tasks {
+                        group.addTask {
+                            // Every value differs, so each set writes.
+                            for value in stride(from: start + task, to: start + count, by: tasks) {
+                                try await store.set(value + 1, for: key)
                             }
                         }
-                        try await group.waitForAll()
                     }
-                } catch {
-                    state.failure.withLock { $0 = error }
+                    try await group.waitForAll()
                 }
-                done.signal()
             }
-            done.wait()
-            if let error = state.failure.withLock({ $0 }) { throw error }
         }
     }
 
@@ -121,4 +103,21 @@ private final class RoundTripThread: Sendable {
 private final class AsyncLoopState: Sendable {
     let counter = Atomic<Int>(0)
     let failure = Mutex<(any Error)?>(nil)
+
+    /// Runs `body` (given the first value of this run's `count`) in a task, and waits for it on
+    /// the measuring thread (not a pool thread); rethrows what it threw.
+    func run(_ count: Int, _ body: @escaping @Sendable (Int) async throws -> Void) throws {
+        let done = DispatchSemaphore(value: 0)
+        let start = counter.add(count, ordering: .relaxed).newValue - count
+        Task {
+            do {
+                try await body(start)
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
 }
