@@ -51,6 +51,15 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
             ]
         ),
+        // The flags' workloads (SQLiteDefaultsFlags), for the Flags benchmark target and Ratios' profiles.
+        .target(
+            name: "FlagWorkloads",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "SQLiteDefaults", package: "SQLiteDefaults"),
+                .product(name: "SQLiteDefaultsFlags", package: "SQLiteDefaults"),
+            ]
+        ),
         // The second process of the external-write latency benchmark.
         .executableTarget(
             name: "BenchWriter",
@@ -65,6 +74,7 @@ let package = Package(
             dependencies: [
                 "BenchmarkSupport",
                 "BenchWriter",
+                "FlagWorkloads",
                 .product(name: "SQLiteDefaults", package: "SQLiteDefaults"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
@@ -101,7 +111,7 @@ let benchmarkTargets: [(name: String, extra: [Target.Dependency])] = [
     ("Notifications", ["BenchWriter"]),
     ("Scale", []),
     ("Observable", [.product(name: "SQLiteDefaultsObservable", package: "SQLiteDefaults")]),
-    ("Flags", [.product(name: "SQLiteDefaultsFlags", package: "SQLiteDefaults")]),
+    ("Flags", ["FlagWorkloads", .product(name: "SQLiteDefaultsFlags", package: "SQLiteDefaults")]),
 ]
 for (name, extra) in benchmarkTargets {
     package.targets.append(.executableTarget(

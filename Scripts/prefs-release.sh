@@ -51,9 +51,12 @@ out="$(cd "$out" && pwd)"
 # (Observable, Vapor, ...) build nothing more for `--product prefs`, and with all of them the
 # library compiles exactly as for Benchmarks/startup.sh's static programs, which share this
 # scratch folder.
+#
+# No debug information (`-gnone`): the binary is stripped below, so it would be thrown away;
+# leaving it out took the build from 500 s to 459 s on two cores (2026-11-28).
 flags=(-c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic
     -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
-    --enable-all-traits --scratch-path "$scratch")
+    -Xswiftc -gnone --enable-all-traits --scratch-path "$scratch")
 echo "== building prefs (release, static Swift runtime and Foundation)" >&2
 swift build "${flags[@]}" --product prefs >&2
 bin="$(swift build "${flags[@]}" --show-bin-path)"

@@ -31,6 +31,8 @@ public final class DefaultsFlags: Sendable {
     /// The store the flags are kept in.
     public let store: DefaultsStore
     let cache = Mutex(FlagCache())
+    /// The metadata's key, made once (see ``readMetadata()``).
+    let metadataStoreKey = DefaultsKey<String?>(DefaultsFlags.metadataKey)
 
     /// Flags over `store`. Cheap: nothing is read until a flag is resolved.
     public init(store: DefaultsStore) {
@@ -76,9 +78,9 @@ public final class DefaultsFlags: Sendable {
     /// - Returns: the resolution; never throws.
     public func resolve(_ key: String, type: FlagValueType, default fallback: FlagValue, context: FlagEvaluationContext = FlagEvaluationContext()) -> FlagResolutionDetails<FlagValue> {
         let metadata: [String: FlagValue]
-        switch readMetadata() {
-        case .success(let read): metadata = read
-        case .failure(let error):
+        do throws(FlagsError) {
+            metadata = try readMetadata()
+        } catch {
             return FlagResolutionDetails(value: fallback, variant: nil, reason: .error, error: FlagResolutionError(code: .general, message: error.description))
         }
         var details = FlagResolver(lookup: StoreEvaluatorLookup(flags: self), setMetadata: metadata)

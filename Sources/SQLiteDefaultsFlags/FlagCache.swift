@@ -3,10 +3,18 @@ import SQLiteDefaults
 
 /// What ``DefaultsFlags`` last read of each key, and what it compiled from that text.
 struct FlagCache {
-    struct Entry<Parsed> {
+    /// One key's text and what it compiled to. A class, so that taking an entry out of the
+    /// lock is one retain rather than a copy of each member (half a static flag's cost before).
+    final class Entry<Parsed: Sendable>: Sendable {
         let storeKey: DefaultsKey<String?>
-        var source: String
-        var parsed: Parsed
+        let source: String
+        let parsed: Parsed
+
+        init(storeKey: DefaultsKey<String?>, source: String, parsed: Parsed) {
+            self.storeKey = storeKey
+            self.source = source
+            self.parsed = parsed
+        }
     }
 
     var flags: [String: Entry<Result<FlagDefinition, FlagsError>>] = [:]
@@ -65,22 +73,33 @@ extension DefaultsFlags {
         return parsed
     }
 
-    func readMetadata() -> Result<[String: FlagValue], FlagsError> {
+    /// The flag set's metadata (`[:]` when there is none). Throws rather than answering a
+    /// `Result`: copying a `Result` of a dictionary and `FlagsError` goes through the generic
+    /// enum's value witnesses, which cost as much as the rest of a static flag's resolution.
+    func readMetadata() throws(FlagsError) -> [String: FlagValue] {
         let entry = cache.withLock { $0.metadata }
-        let storeKey = entry?.storeKey ?? DefaultsKey<String?>(Self.metadataKey)
+        // The key made once (a set without metadata has no entry to keep it in): making a
+        // `DefaultsKey` costs more than the rest of a static flag's resolution.
+        let storeKey = metadataStoreKey
         let text: String?
-        do { text = try store.value(for: storeKey) } catch { return .failure(.storeFailure(error)) }
-        guard let text else { return .success([:]) }
-        if let entry, entry.source == text { return entry.parsed }
+        do { text = try store.value(for: storeKey) } catch { throw .storeFailure(error) }
+        guard let text else { return [:] }
         let parsed: Result<[String: FlagValue], FlagsError>
-        do throws(FlagsError) {
-            guard case .object(let members) = try FlagJSONParser.parse(text) else { throw .invalidFlagSet("metadata is an object") }
-            parsed = .success(members)
-        } catch {
-            parsed = .failure(error)
+        if let entry, entry.source == text {
+            parsed = entry.parsed
+        } else {
+            do throws(FlagsError) {
+                guard case .object(let members) = try FlagJSONParser.parse(text) else { throw .invalidFlagSet("metadata is an object") }
+                parsed = .success(members)
+            } catch {
+                parsed = .failure(error)
+            }
+            cache.withLock { $0.metadata = FlagCache.Entry(storeKey: storeKey, source: text, parsed: parsed) }
         }
-        cache.withLock { $0.metadata = FlagCache.Entry(storeKey: storeKey, source: text, parsed: parsed) }
-        return parsed
+        switch parsed {
+        case .success(let members): return members
+        case .failure(let error): throw error
+        }
     }
 }
 #endif

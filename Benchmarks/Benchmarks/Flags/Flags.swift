@@ -1,8 +1,6 @@
 import Benchmark
 import BenchmarkSuite
-import BenchmarkSupport
-import SQLiteDefaults
-import SQLiteDefaultsFlags
+import FlagWorkloads
 
 // Flags (SQLiteDefaultsFlags) from cached rules: a static flag (targets ≤ 0.3 µs), a targeting
 // rule of a few clauses and a `fractional` split (≤ 2 µs each). flagd's own Go benchmark
@@ -12,40 +10,4 @@ let benchmarks: @Sendable () -> Void = {
     Suite.add("flag static · SQLiteDefaults", scaling: .kilo) { try FlagWorkloads.resolve("static-flag", "static") }
     Suite.add("flag targeting (4 clauses) · SQLiteDefaults", scaling: .kilo) { try FlagWorkloads.resolve("targeted-flag", "targeting") }
     Suite.add("flag fractional · SQLiteDefaults", scaling: .kilo) { try FlagWorkloads.resolve("fractional-flag", "fractional") }
-}
-
-enum FlagWorkloads {
-    static let flagSet = #"""
-        {"flags": {
-          "static-flag": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
-          "targeted-flag": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
-            "targeting": {"if": [{"and": [
-              {"ends_with": [{"var": "email"}, "@example.com"]},
-              {"in": [{"var": "country"}, ["de", "fr", "nl"]]},
-              {">=": [{"var": "age"}, 18]},
-              {"sem_ver": [{"var": "version"}, ">=", "2.3.0"]}
-            ]}, "on", "off"]}},
-          "fractional-flag": {"state": "ENABLED", "variants": {"a": "a", "b": "b", "c": "c"}, "defaultVariant": "a",
-            "targeting": {"fractional": [["a", 50], ["b", 30], ["c", 20]]}}
-        }}
-        """#
-
-    static func resolve(_ key: String, _ label: String) throws -> Workload {
-        let fixture = try StoreFixture("flags-\(label)")
-        let flags = DefaultsFlags(store: fixture.store)
-        try flags.load(FlagSet(json: flagSet), actor: "bench")
-        let context = FlagEvaluationContext(targetingKey: "user-4711", attributes: [
-            "email": "ann@example.com", "country": "fr", "age": 31, "version": "2.4.1",
-        ])
-        _ = flags.boolean(key, default: false, context: context)  // compiled and cached before measuring
-        return Workload("flag \(label) · SQLiteDefaults", keep: [fixture, flags]) { count in
-            var hits = 0
-            if key == "fractional-flag" {
-                for _ in 0..<count where flags.string(key, default: "", context: context).value == "a" { hits &+= 1 }
-            } else {
-                for _ in 0..<count where flags.boolean(key, default: false, context: context).value { hits &+= 1 }
-            }
-            consume(hits)
-        }
-    }
 }

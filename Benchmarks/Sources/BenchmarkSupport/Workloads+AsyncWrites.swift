@@ -7,11 +7,14 @@ extension Workloads {
     /// back costs beside the synchronous `set` (``setInt(_:configuration:label:)``), on the same
     /// kind of file with the same values. The measuring thread waits for the task (it is not a
     /// pool thread).
-    public static func setIntAsync() throws -> Workload {
-        let fixture = try StoreFixture("set-async")
+    ///
+    /// With `externalChangeDetection` `.off` (a diagnosis row): the hop alone, without the
+    /// monitor thread that each commit wakes competing for the two cores.
+    public static func setIntAsync(configuration: DefaultsStore.Configuration = .init(), label: String = "SQLiteDefaults, async") throws -> Workload {
+        let fixture = try StoreFixture("set-async", configuration: configuration)
         let store = fixture.store, key = BenchKeys.int
         let state = AsyncLoopState()
-        return Workload("set Int · SQLiteDefaults, async", keep: [fixture]) { count in
+        return Workload("set Int · \(label)", keep: [fixture]) { count in
             try state.run(count) { start in
                 for value in start..<(start + count) { try await store.set(value + 1, for: key) }
             }
@@ -20,6 +23,13 @@ extension Workloads {
 }
 
 extension Workloads {
+    /// ``setIntAsync(configuration:label:)`` with the external monitor off (diagnosis).
+    public static func setIntAsyncWithoutMonitor() throws -> Workload {
+        var configuration = DefaultsStore.Configuration()
+        configuration.externalChangeDetection = .off
+        return try setIntAsync(configuration: configuration, label: "SQLiteDefaults, async, no external monitor")
+    }
+
     /// `try await store.set(…)` from `tasks` tasks at once, per set: what a server pays when its
     /// handlers write concurrently (the shape the async API is for). The store's thread takes
     /// the queued calls back to back, so the hops to it and back overlap with the writes.

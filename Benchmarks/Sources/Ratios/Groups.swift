@@ -50,7 +50,7 @@ enum Groups {
             { try Workloads.setInt(.defaults) }, { try Workloads.setInt(.raw) }, { try Workloads.setIntBare() },
             { try Workloads.setIntBare(pageSize: RawSQLite.libraryPageSize) },
             { try Workloads.setIntWithoutMonitor() }, { try Workloads.setIntDeclared() }, { try Workloads.setIntAsync() },
-            { try Workloads.setIntAsyncConcurrent() }, { Workloads.threadRoundTrip() },
+            { try Workloads.setIntAsyncWithoutMonitor() }, { try Workloads.setIntAsyncConcurrent() }, { Workloads.threadRoundTrip() },
             { try Workloads.setString(.defaults) }, { try Workloads.setString(.raw) },
             { try Workloads.setCodable(.defaults) }, { try Workloads.setCodable(.raw) },
             { try Workloads.transaction100(.defaults) }, { try Workloads.transaction100(.raw) },
@@ -73,6 +73,10 @@ enum Groups {
         // One task writing alone waits for two wake-ups per set (the store's thread, then a pool
         // thread for the task): their floor, measured beside it.
         absolute("  floor: a task's round trip to a sleeping thread and back (no SQLite)", r, "round trip to a thread and back · floor")
+        // The same with no monitor on either side: what the hop costs when the monitor's wake
+        // after each commit does not compete with it for the cores.
+        ratio("  diagnosis: async / synchronous, both with externalChangeDetection = .off", r,
+              "set Int · SQLiteDefaults, async, no external monitor", "set Int · SQLiteDefaults, no external monitor")
         ratio("set Int: async from 8 tasks at once (per set) / synchronous", r,
               "set Int · SQLiteDefaults, async, 8 tasks", "set Int · SQLiteDefaults", limit: 1.3)
         ratio("set Int with the external monitor on / off", r, "set Int · SQLiteDefaults", "set Int · SQLiteDefaults, no external monitor", limit: 1.1)

@@ -1,4 +1,5 @@
 import BenchmarkSupport
+import FlagWorkloads
 import Foundation
 
 /// The command line: `Ratios [--smoke] [--only GROUP,…]` or `Ratios --profile WORKLOAD COUNT`.
@@ -46,6 +47,10 @@ let profiles: [String: () throws -> Workload] = [
     "get-random-large-dictionary-keys": { Workloads.scaleDictionaryGetRandomThroughKeys(rows: RunMode.largeTable) },
     "set-int": { try Workloads.setInt(.defaults) },
     "set-int-nomonitor": { try Workloads.setIntWithoutMonitor() },
+    "set-int-async": { try Workloads.setIntAsync() },
+    "flag-static": { try FlagWorkloads.resolve("static-flag", "static") },
+    "flag-targeting": { try FlagWorkloads.resolve("targeted-flag", "targeting") },
+    "flag-fractional": { try FlagWorkloads.resolve("fractional-flag", "fractional") },
     "set-int-raw": { try Workloads.setInt(.raw) },
     "set-int-bare": { try Workloads.setIntBare() },
     "set-string": { try Workloads.setString(.defaults) },
