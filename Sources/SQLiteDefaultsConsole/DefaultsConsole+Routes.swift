@@ -40,9 +40,6 @@ extension DefaultsConsole {
         return ConsoleResponse(status: .ok, headers: headers, body: .bytes(ConsoleOpenAPI.document(context)))
     }
 
-    /// How often an event stream looks for a key declared or undeclared.
-    static let declarationCheckInterval = Duration.seconds(1)
-
     /// `GET api/events`: the head and a first comment at once, then one event per committed
     /// change (`id:` its history sequence; after `Last-Event-ID: SEQ`, first every change after
     /// SEQ, or one `event: compacted` when the history no longer keeps them), `event: declarations` when a key is declared or undeclared, keep-alive
@@ -74,7 +71,6 @@ extension DefaultsConsole {
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-store"
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
-        let catalog = self.catalog
         let body = ConsoleResponse.Body.stream { write in
             defer {
                 feed.cancel()
@@ -88,24 +84,19 @@ extension DefaultsConsole {
                 }
             }
             defer { ticker.cancel() }
-            // Declarations have no observer: look for a change each second, and tell the page
-            // (`event: declarations`) so that it reloads types, defaults and summaries.
-            let declarations = Task {
-                var last = try? catalog.declarations()
+            // The token the stream was opened with, looked at each second: removed, the stream
+            // ends. (`event: declarations` comes from the hub's one shared look.)
+            let validity = Task {
+                guard let stillValid else { return }
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: Self.declarationCheckInterval)
-                    if let stillValid, !stillValid() {
+                    try? await Task.sleep(for: EventHub.declarationCheckInterval)
+                    if !stillValid() {
                         queue.finish()
                         return
                     }
-                    let now = try? catalog.declarations()
-                    if now != last {
-                        last = now
-                        queue.push("event: declarations\ndata: {}\n\n")
-                    }
                 }
             }
-            defer { declarations.cancel() }
+            defer { validity.cancel() }
             try await write("retry: 1000\n: connected\n\n")
             try await withGracefulShutdownHandler {
                 loop: while true {

@@ -44,8 +44,10 @@ public struct DefaultsConsole: Sendable {
         self.store = store
         self.configuration = configuration
         self.catalog = ConsoleCatalog(store: store)
+        let catalog = self.catalog
         self.hub = EventHub(store: store, perClientLimit: configuration.eventBufferLimit,
-                            perTokenLimit: configuration.eventStreamsPerToken)
+                            perTokenLimit: configuration.eventStreamsPerToken,
+                            declarations: { try catalog.declarations() })
         self.sessions = ConsoleSessions(lifetime: configuration.sessionLifetime)
         self.authenticator = ConsoleAuthenticator(configuration: configuration)
         self.security = ConsoleSecurity(configuration: configuration, sessions: sessions, authenticator: authenticator)

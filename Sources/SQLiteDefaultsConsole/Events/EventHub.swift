@@ -14,6 +14,8 @@ final class EventHub: Sendable {
         var queues: [ObjectIdentifier: (queue: EventQueue, token: String?)] = [:]
         /// Open streams per token name (the owner, nil, is not counted).
         var perToken: [String: Int] = [:]
+        /// The one look at the declarations every stream shares, while any stream is open.
+        var declarationsWatch: Task<Void, Never>?
     }
 
     private let clients = Mutex(Clients())
@@ -24,10 +26,18 @@ final class EventHub: Sendable {
     /// Streams one token may hold open at once.
     let perTokenLimit: Int
 
-    init(store: DefaultsStore, perClientLimit: Int, perTokenLimit: Int) {
+    /// Reads the declarations the streams announce changes of (on the store's thread).
+    private let declarations: @Sendable () throws -> [ConsoleDeclaration]
+
+    /// How often the streams' shared look for a key declared or undeclared runs.
+    static let declarationCheckInterval = Duration.seconds(1)
+
+    init(store: DefaultsStore, perClientLimit: Int, perTokenLimit: Int,
+         declarations: @escaping @Sendable () throws -> [ConsoleDeclaration]) {
         self.store = store
         self.perClientLimit = perClientLimit
         self.perTokenLimit = max(1, perTokenLimit)
+        self.declarations = declarations
     }
 
     /// A new client's queue, registered until ``remove(_:)``, fed by a change feed from the
@@ -47,6 +57,7 @@ final class EventHub: Sendable {
                 clients.perToken[token] = open + 1
             }
             clients.queues[ObjectIdentifier(queue)] = (queue, token)
+            if clients.declarationsWatch == nil { clients.declarationsWatch = watchDeclarations() }
             return true
         }
         guard admitted else { return nil }
@@ -83,6 +94,36 @@ final class EventHub: Sendable {
         return "id: \(newest)\nevent: compacted\ndata: {\(oldestMember)\"newest\":\(newest)}\n\n"
     }
 
+    /// Declarations have no observer: one task looks for a change each second while any stream
+    /// is open (not one per stream, each reading the declarations), on the store's thread (not
+    /// the pool's), and tells every stream (`event: declarations`) so that its page reloads
+    /// types, defaults and summaries. It ends once no stream is open; the next one starts it
+    /// again. Called with the clients locked.
+    private func watchDeclarations() -> Task<Void, Never> {
+        let store = self.store, read = self.declarations
+        return Task { [weak self] in
+            var last = try? await store.onStoreThread { try read() }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.declarationCheckInterval)
+                guard let self else { return }
+                // No stream left: end, in the same lock a new stream would start another in.
+                let queues = self.clients.withLock { clients -> [EventQueue]? in
+                    if clients.queues.isEmpty {
+                        clients.declarationsWatch = nil
+                        return nil
+                    }
+                    return clients.queues.values.map(\.queue)
+                }
+                guard queues != nil else { return }
+                let now = try? await store.onStoreThread { try read() }
+                guard now != last else { continue }
+                last = now
+                let current = self.clients.withLock { $0.queues.values.map(\.queue) }
+                for queue in current { queue.push("event: declarations\ndata: {}\n\n") }
+            }
+        }
+    }
+
     /// Unregisters a client's queue (its token may open another stream).
     func remove(_ queue: EventQueue) {
         clients.withLock { clients in
@@ -97,7 +138,11 @@ final class EventHub: Sendable {
 
     /// Ends every client's stream (the server is stopping).
     func finishAll() {
-        let all = clients.withLock { $0.queues.values.map(\.queue) }
+        let all = clients.withLock { clients -> [EventQueue] in
+            clients.declarationsWatch?.cancel()
+            clients.declarationsWatch = nil
+            return clients.queues.values.map(\.queue)
+        }
         for queue in all { queue.finish() }
     }
 
