@@ -45,7 +45,7 @@ extension DefaultsConsole {
     /// SEQ, or one `event: compacted` when the history no longer keeps them), `event: declarations` when a key is declared or undeclared, keep-alive
     /// comments while idle, until the client goes, its queue overflows, the server shuts down,
     /// or the token it was opened with is removed (looked at each second).
-    func events(_ request: ConsoleRequest) -> ConsoleResponse {
+    func events(_ request: ConsoleRequest) async -> ConsoleResponse {
         let stillValid = ConsoleCredential.stillValid
         // A reconnecting EventSource names the last event it received; a script may too. An id
         // that is no history sequence (`-1`, `abc`, past Int64) is refused, not read as "from
@@ -58,7 +58,7 @@ extension DefaultsConsole {
         // One token holds at most so many streams: they stay open for hours, and the server's
         // connections are bounded, so one token holder must not be able to take them all.
         let token = ConsolePrincipal.current?.name
-        guard let (queue, feed) = hub.subscribe(after: lastEventID, token: token) else {
+        guard let (queue, feed) = await hub.subscribe(after: lastEventID, token: token) else {
             var refusal = ConsoleResponses.json(ConsoleJSON.error(
                 "token \"\(token ?? "")\" already has \(hub.perTokenLimit) event streams open, the most one token may; close one and try again"),
                 status: .tooManyRequests)

@@ -69,7 +69,7 @@ public struct DefaultsConsole: Sendable {
             case .deleteKey, .deleteKeyByQuery: await onStoreThread { deleteKey(request) }
             case .history: await onStoreThread { history(request) }
             case .secret, .secretByQuery: await onStoreThread { revealSecret(request) }
-            case .events: events(request)
+            case .events: await events(request)
             case .openAPI: openAPIDocument(request)
             }
         }

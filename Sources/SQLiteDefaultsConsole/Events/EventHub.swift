@@ -48,7 +48,10 @@ final class EventHub: Sendable {
     ///
     /// `token` is the name of the token the stream is opened with (nil for the owner). Returns
     /// nil, registering nothing, when that token already holds ``perTokenLimit`` streams.
-    func subscribe(after lastEventID: Int64?, token: String?) -> (queue: EventQueue, feed: Task<Void, Never>)? {
+    ///
+    /// Async: where a stream without `lastEventID` starts is the history's newest change, read
+    /// on the store's thread, never on the pool the request runs on.
+    func subscribe(after lastEventID: Int64?, token: String?) async -> (queue: EventQueue, feed: Task<Void, Never>)? {
         let queue = EventQueue(limit: perClientLimit)
         let admitted = clients.withLock { clients -> Bool in
             if let token {
@@ -64,7 +67,12 @@ final class EventHub: Sendable {
         let store = self.store
         // Where the stream starts is fixed now, while the request is handled, not when the
         // feed's task first runs: under load that can be after changes the client must get.
-        let start = lastEventID ?? ((try? store.newestSequence()) ?? 0)
+        let start: Int64
+        if let lastEventID {
+            start = lastEventID
+        } else {
+            start = await (try? store.newestSequence()) ?? 0
+        }
         let feed = Task {
             var position = start
             while !Task.isCancelled {
