@@ -115,14 +115,11 @@ final class EventHub: Sendable {
                 try? await Task.sleep(for: Self.declarationCheckInterval)
                 guard let self else { return }
                 // No stream left: end, in the same lock a new stream would start another in.
-                let queues = self.clients.withLock { clients -> [EventQueue]? in
-                    if clients.queues.isEmpty {
-                        clients.declarationsWatch = nil
-                        return nil
-                    }
-                    return clients.queues.values.map(\.queue)
+                let anyOpen = self.clients.withLock { clients -> Bool in
+                    if clients.queues.isEmpty { clients.declarationsWatch = nil }
+                    return !clients.queues.isEmpty
                 }
-                guard queues != nil else { return }
+                guard anyOpen else { return }
                 let now = try? await store.onStoreThread { try read() }
                 guard now != last else { continue }
                 last = now
