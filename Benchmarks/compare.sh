@@ -9,13 +9,16 @@
 # Run it on a quiet machine: ratios survive noise better than absolute times, not a busy CPU.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-scratch="${BENCHMARK_SCRATCH_PATH:-$here/.build}"
-# release unless told (CI's smoke builds it in debug, in the root's own scratch folder: it proves
-# the table builds and runs, and measures nothing).
-configuration="${BENCHMARK_CONFIGURATION:-release}"
+build=(-c release --package-path "$here" --scratch-path "${BENCHMARK_SCRATCH_PATH:-$here/.build}")
+# BENCHMARK_SHARED_RELEASE=1 (Benchmarks/smoke.sh, CI): built with the shipped binary's flags in
+# its scratch folder, whose library objects Scripts/prefs-release.sh already compiled.
+if [ "${BENCHMARK_SHARED_RELEASE:-0}" = 1 ]; then
+    source "$here/../Scripts/release-flags.sh"
+    build=("${release_flags[@]}" --package-path "$here" --scratch-path "$here/../$release_scratch")
+fi
 
-swift build --package-path "$here" --scratch-path "$scratch" -c "$configuration" --product Ratios >&2
-bin="$(swift build --package-path "$here" --scratch-path "$scratch" -c "$configuration" --show-bin-path)"
+swift build "${build[@]}" --product Ratios >&2
+bin="$(swift build "${build[@]}" --show-bin-path)"
 
 # Count allocations: the malloc interposer (built with package-benchmark) must be preloaded.
 interposer="$bin/libMallocInterposerSwift.so"

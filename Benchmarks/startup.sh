@@ -25,9 +25,8 @@ trap 'rm -rf "$work"' EXIT
 
 prefs="$(bash Scripts/prefs-release.sh 2>/dev/null | tail -1)"
 [ -x "$prefs" ] || { echo "startup: Scripts/prefs-release.sh built no binary" >&2; exit 1; }
-static=(-c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic
-    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors -Xswiftc -gnone
-    --package-path Benchmarks --scratch-path .build-release)
+source Scripts/release-flags.sh
+static=("${release_flags[@]}" --package-path Benchmarks --scratch-path "$release_scratch")
 swift build "${static[@]}" --product CoreStartup >/dev/null
 swift build "${static[@]}" --product RawStartup >/dev/null
 bench_bin="$(swift build "${static[@]}" --show-bin-path)"

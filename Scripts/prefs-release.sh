@@ -41,7 +41,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
-scratch=".build-release"
+source Scripts/release-flags.sh
+scratch="$release_scratch"
 out="${1:-$scratch/dist}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
@@ -54,9 +55,7 @@ out="$(cd "$out" && pwd)"
 #
 # No debug information (`-gnone`): the binary is stripped below, so it would be thrown away;
 # leaving it out took the build from 500 s to 459 s on two cores (2026-11-28).
-flags=(-c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic
-    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
-    -Xswiftc -gnone --enable-all-traits --scratch-path "$scratch")
+flags=("${release_flags[@]}" --enable-all-traits --scratch-path "$scratch")
 echo "== building prefs (release, static Swift runtime and Foundation)" >&2
 swift build "${flags[@]}" --product prefs >&2
 bin="$(swift build "${flags[@]}" --show-bin-path)"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# CI's smoke run of the benchmarks: every package-benchmark target's benchmarks a few iterations
+# (SQLITEDEFAULTS_BENCH_SMOKE=1), then the ratio table with tiny counts. Proves the suite builds
+# and runs; never fails on timing.
+#
+#   bash Benchmarks/smoke.sh
+#
+# Built with the shipped binary's flags in its scratch folder (Scripts/release-flags.sh), so
+# after Scripts/prefs-release.sh only the benchmark package's own targets and package-benchmark
+# compile: `swift package benchmark` builds in a configuration of its own, which compiled the
+# library a third time in release. Each target's program is run directly: package-benchmark's
+# runner, started without its plugin, runs every benchmark it registers and prints each one's
+# results. The Observable target is left out, as the plugin's smoke left it out: building it
+# builds swift-syntax in release for its macro, and its benchmarks are the store's `get` and `set`
+# again, through `@ObservableDefaults` (`swift package benchmark --target Observable` runs it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source Scripts/release-flags.sh
+build=("${release_flags[@]}" --package-path Benchmarks --scratch-path "$release_scratch")
+targets=(Reads Writes Notifications Scale Flags)
+for target in "${targets[@]}"; do
+    swift build "${build[@]}" --product "$target"
+done
+bin="$(swift build "${build[@]}" --show-bin-path)"
+export SQLITEDEFAULTS_BENCH_SMOKE=1
+export SQLITEDEFAULTS_BENCH_WRITER="$bin/BenchWriter"
+export SQLITEDEFAULTS_MIGRATIONS="$PWD/Migrations"
+for target in "${targets[@]}"; do
+    echo "== $target"
+    "$bin/$target"
+done
+BENCHMARK_SHARED_RELEASE=1 bash Benchmarks/compare.sh --smoke

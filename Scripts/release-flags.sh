@@ -1,0 +1,14 @@
+# Sourced, not run: the flags of every release build that CI and the scripts make, one list, so
+# that the shipped `prefs` (Scripts/prefs-release.sh), the start-up programs
+# (Benchmarks/startup.sh) and the benchmarks' smoke (Benchmarks/smoke.sh) compile the library's
+# modules once, in one scratch folder: SwiftPM reuses an object only when its command line is
+# the same, and the benchmark package names every trait of the root, so its copy of the library
+# is the root's.
+#
+# What each flag is for: Scripts/prefs-release.sh's header.
+# shellcheck disable=SC2034  # used by the scripts that source this file
+release_flags=(-c release --static-swift-stdlib -Xlinker -no-pie -Xlinker --no-export-dynamic
+    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
+    -Xswiftc -gnone)
+# The scratch folder they share, relative to the repository's root.
+release_scratch=".build-release"
