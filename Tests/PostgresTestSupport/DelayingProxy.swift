@@ -62,21 +62,27 @@ public final class DelayingProxy: Sendable {
     public var acceptedConnections: Int { open.withLock { $0.accepted } }
 
     /// Closes the listener and every connection (both sides).
+    ///
+    /// Only shuts descriptors down: each is closed by the thread that last uses it (the listener
+    /// by the accept loop, a connection's two by its last thread), under the lock that `stop`
+    /// holds. Closing here raced with those threads: a descriptor number closed and then reused by
+    /// another part of the test process (a SQLite file, a PostgreSQL connection) was accepted on
+    /// or shut down.
     public func stop() {
-        let sockets = open.withLock { state -> Set<Int32> in
+        open.withLock { state in
+            guard !state.stopped else { return }
             state.stopped = true
-            defer { state.sockets.removeAll() }
-            return state.sockets
+            // Wakes the accept loop (accept fails with EINVAL), which then closes the listener.
+            shutdown(listener, Int32(SHUT_RDWR))
+            for socket in state.sockets { shutdown(socket, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
     }
 
     /// Cuts every connection open now (both sides see a reset or an end), keeping the listener.
     public func cutConnections() {
-        let sockets = open.withLock { $0.sockets }
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+        open.withLock { state in
+            for socket in state.sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func acceptLoop() {
@@ -84,6 +90,7 @@ public final class DelayingProxy: Sendable {
             let client = accept(listener, nil, nil)
             if client < 0 {
                 if errno == EINTR { continue }
+                close(listener)
                 return
             }
             let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -106,7 +113,10 @@ public final class DelayingProxy: Sendable {
             guard admitted else {
                 close(client)
                 close(server)
-                if open.withLock({ $0.stopped }) { return }
+                if open.withLock({ $0.stopped }) {
+                    close(listener)
+                    return
+                }
                 continue
             }
             let ends = Ends()
@@ -135,9 +145,9 @@ public final class DelayingProxy: Sendable {
         open.withLock { state in
             state.sockets.remove(client)
             state.sockets.remove(server)
+            close(client)
+            close(server)
         }
-        close(client)
-        close(server)
     }
 
     private func read(_ socket: Int32, into queue: Pipe) {

@@ -25,19 +25,29 @@ final class RawHTTPConnection {
 
     /// Connects to 127.0.0.1:`port`.
     init(port: Int, host: String = "127.0.0.1") throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket: \(errno)") }
+        // The socket is the object's only once connected. A class whose stored properties are
+        // all set runs its `deinit` when its initializer throws: with `descriptor` set first,
+        // a refused connection closed the socket here and again in `deinit`, and the second
+        // close hit whatever another thread had opened under that number meanwhile (a SQLite
+        // file, a PostgreSQL connection, a pipe). Each wait for a server to listen (chromedriver,
+        // `prefs serve`) closed a few such descriptors: under the slow tier's load, fleet
+        // machines lost their connections, SQLite reported IOERR_LOCK and short reads, and a
+        // child could not be spawned (EBADF).
+        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketDescriptor >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET, host, &address.sin_addr)
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else {
-            close(descriptor)
-            throw Failure(description: "connect to \(host):\(port) failed: errno \(errno)")
+            let reason = errno
+            close(socketDescriptor)
+            throw Failure(description: "connect to \(host):\(port) failed: errno \(reason)")
         }
+        descriptor = socketDescriptor
     }
 
     deinit { close(descriptor) }
