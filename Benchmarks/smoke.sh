@@ -6,9 +6,10 @@
 #   bash Benchmarks/smoke.sh
 #
 # Built with the shipped binary's flags in its scratch folder (Scripts/release-flags.sh), so
-# after Scripts/prefs-release.sh only the benchmark package's own targets and package-benchmark
-# compile: `swift package benchmark` builds in a configuration of its own, which compiled the
-# library a third time in release. Each target's program is run directly: package-benchmark's
+# the dependencies Scripts/prefs-release.sh compiled are reused: `swift package benchmark` builds
+# in a configuration of its own, which compiled everything a third time in release. (The
+# library's own modules still compile once more when the folder switches from the root package
+# to this one: SwiftPM rebuilds the migrations plugin's tool, and its generated source changes.) Each target's program is run directly: package-benchmark's
 # runner, started without its plugin, runs every benchmark it registers and prints each one's
 # results. The Observable target is left out, as the plugin's smoke left it out: building it
 # builds swift-syntax in release for its macro, and its benchmarks are the store's `get` and `set`

@@ -1,9 +1,10 @@
 # Sourced, not run: the flags of every release build that CI and the scripts make, one list, so
 # that the shipped `prefs` (Scripts/prefs-release.sh), the start-up programs
-# (Benchmarks/startup.sh) and the benchmarks' smoke (Benchmarks/smoke.sh) compile the library's
-# modules once, in one scratch folder: SwiftPM reuses an object only when its command line is
-# the same, and the benchmark package names every trait of the root, so its copy of the library
-# is the root's.
+# (Benchmarks/startup.sh) and the benchmarks' smoke (Benchmarks/smoke.sh) share one scratch
+# folder and compile their dependencies once: SwiftPM reuses an object only when its command
+# line is the same, and the benchmark package names every trait of the root. (The library's own
+# modules still compile again when the folder switches root package: the migrations plugin's
+# tool is rebuilt and its generated source changes.)
 #
 # What each flag is for: Scripts/prefs-release.sh's header.
 # shellcheck disable=SC2034  # used by the scripts that source this file
