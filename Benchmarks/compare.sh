@@ -11,7 +11,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build=(-c release --package-path "$here" --scratch-path "${BENCHMARK_SCRATCH_PATH:-$here/.build}")
 # BENCHMARK_SHARED_RELEASE=1 (Benchmarks/smoke.sh, CI): built with the shipped binary's flags in
-# its scratch folder, whose library objects Scripts/prefs-release.sh already compiled.
+# its scratch folder, whose dependencies Scripts/prefs-release.sh already compiled.
 if [ "${BENCHMARK_SHARED_RELEASE:-0}" = 1 ]; then
     source "$here/../Scripts/release-flags.sh"
     build=("${release_flags[@]}" --package-path "$here" --scratch-path "$here/../$release_scratch")

@@ -9,9 +9,9 @@
 # the dependencies Scripts/prefs-release.sh compiled are reused: `swift package benchmark` builds
 # in a configuration of its own, which compiled everything a third time in release. (The
 # library's own modules still compile once more when the folder switches from the root package
-# to this one: SwiftPM rebuilds the migrations plugin's tool, and its generated source changes.) Each target's program is run directly: package-benchmark's
-# runner, started without its plugin, runs every benchmark it registers and prints each one's
-# results. The Observable target is left out, as the plugin's smoke left it out: building it
+# to this one: SwiftPM rebuilds the migrations plugin's tool, and its generated source changes.)
+# Each target's program is run directly: package-benchmark's runner, started without its
+# plugin, runs every benchmark it registers and prints each one's results. The Observable target is left out, as the plugin's smoke left it out: building it
 # builds swift-syntax in release for its macro, and its benchmarks are the store's `get` and `set`
 # again, through `@ObservableDefaults` (`swift package benchmark --target Observable` runs it).
 set -euo pipefail

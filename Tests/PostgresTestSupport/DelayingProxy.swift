@@ -23,7 +23,7 @@ public final class DelayingProxy: Sendable {
     private let listener: Int32
     private let targetPort: Int
     fileprivate let settings: Mutex<(delay: Duration, jitter: Duration)>
-    private let open = Mutex<(stopped: Bool, sockets: Set<Int32>, accepted: Int)>((false, [], 0))
+    private let open = Mutex<(stopped: Bool, sockets: Set<Int32>, accepted: Int, listenerClosed: Bool)>((false, [], 0, false))
 
     /// Starts listening on `host` (an IPv4 address of this namespace) and forwarding to
     /// 127.0.0.1:`targetPort`.
@@ -73,7 +73,7 @@ public final class DelayingProxy: Sendable {
             guard !state.stopped else { return }
             state.stopped = true
             // Wakes the accept loop (accept fails with EINVAL), which then closes the listener.
-            shutdown(listener, Int32(SHUT_RDWR))
+            if !state.listenerClosed { shutdown(listener, Int32(SHUT_RDWR)) }
             for socket in state.sockets { shutdown(socket, Int32(SHUT_RDWR)) }
         }
     }
@@ -89,8 +89,8 @@ public final class DelayingProxy: Sendable {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                if errno == EINTR { continue }
-                close(listener)
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                closeListener()
                 return
             }
             let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -114,7 +114,7 @@ public final class DelayingProxy: Sendable {
                 close(client)
                 close(server)
                 if open.withLock({ $0.stopped }) {
-                    close(listener)
+                    closeListener()
                     return
                 }
                 continue
@@ -131,6 +131,16 @@ public final class DelayingProxy: Sendable {
                     finished(ends, client, server)
                 }.start()
             }
+        }
+    }
+
+    /// Closes the listener once, under the lock, so that `stop()` never shuts down its number
+    /// after it was closed (and perhaps reused).
+    private func closeListener() {
+        open.withLock { state in
+            guard !state.listenerClosed else { return }
+            state.listenerClosed = true
+            close(listener)
         }
     }
 
