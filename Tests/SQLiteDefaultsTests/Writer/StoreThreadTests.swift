@@ -29,6 +29,16 @@ private func holdLock(_ database: String) async throws -> RunningHelper {
     return helper
 }
 
+/// A store whose writes wait for another process's lock far longer than any test below waits
+/// for them to be parked: on a machine loaded by the rest of the suite the default busy timeout
+/// (10 s) can run out between two looks of `waitUntilParked`, and the write then fails with
+/// `.busy` instead of waiting to be cancelled or closed.
+private func patientStore(_ directory: TemporaryDirectory) throws -> DefaultsStore {
+    var configuration = DefaultsStore.Configuration()
+    configuration.busyTimeout = .seconds(300)
+    return try DefaultsStore(path: directory.database, configuration: configuration)
+}
+
 /// Waits (suspending) until `parked` jobs wait for the lock on the store's thread.
 private func waitUntilParked(_ store: DefaultsStore, _ parked: Int) async -> Bool {
     await waitUntil { store.core.storeThread.parkedCount >= parked }
@@ -121,7 +131,7 @@ struct StoreThreadTests {
 
     @Test func aTaskCancelledWhileItsWriteWaitsForTheLockWritesNothing() async throws {
         let directory = try TemporaryDirectory()
-        let store = try DefaultsStore(path: directory.database)
+        let store = try patientStore(directory)
         let holder = try await holdLock(directory.database)
         let task = Task { try await store.set(9, for: count) }
         #expect(await waitUntilParked(store, 1))
@@ -136,7 +146,7 @@ struct StoreThreadTests {
 
     @Test func closingTheStoreFailsEveryQueuedWriteByName() async throws {
         let directory = try TemporaryDirectory()
-        let store = try DefaultsStore(path: directory.database)
+        let store = try patientStore(directory)
         let holder = try await holdLock(directory.database)
         let writes = (1...3).map { value in
             Task { await code { try await store.set(value, for: DefaultsKey<Int>("k\(value)", default: 0)) } }
@@ -177,12 +187,9 @@ struct StoreThreadTests {
         // Eight async sets behind another process's lock, on a pool of a few threads: reads of
         // the store and other tasks go on while every one of them still waits.
         let directory = try TemporaryDirectory()
-        // A busy timeout longer than any wait below: on a machine loaded by the rest of the
-        // suite the reads may take seconds, and the writes must still be waiting (parked) when
-        // they are counted, not failed with `.busy`.
-        var configuration = DefaultsStore.Configuration()
-        configuration.busyTimeout = .seconds(300)
-        let store = try DefaultsStore(path: directory.database, configuration: configuration)
+        // The reads below may take seconds on a loaded machine; the writes must still be
+        // waiting (parked) when they are counted, not failed with `.busy`.
+        let store = try patientStore(directory)
         try await store.set(1, for: count)
         let holder = try await holdLock(directory.database)
         let writes = (1...8).map { value in
