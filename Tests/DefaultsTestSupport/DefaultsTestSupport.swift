@@ -2,7 +2,9 @@
 // directories, waiting for events with a deadline, and running the helper executables and
 // the sqlite3 shell. Waiting is SQLiteDefaultsTesting's `eventually` (the product users get);
 // the Bool-returning forms here adapt it for `#expect(await …)`, and `waitBlocking` is its
-// twin for synchronous tests, which cannot await.
+// twin for threads of their own (helper executables, `onOwnThread { }`), which cannot await.
+// Every test runs on the cooperative pool (two threads in CI), sync tests too: a test waits
+// with the async forms, and the blocking ones are unavailable from async code (`noasync`).
 import ChildProcesses
 import Foundation
 import SQLiteDefaults
@@ -52,12 +54,15 @@ public final class Collected<Element: Sendable>: Sendable {
     public var all: [Element] { items.withLock { $0 } }
     public var count: Int { items.withLock { $0.count } }
 
-    /// Waits until `condition` holds for the collected items; returns whether it did.
+    /// Waits until `condition` holds for the collected items; returns whether it did. Blocks
+    /// the calling thread: for threads of their own; tests use ``waitAsync(timeout:until:)``.
     @discardableResult
+    @available(*, noasync, message: "blocks a thread of the cooperative pool: use waitAsync")
     public func wait(timeout: Duration = .seconds(15), until condition: ([Element]) -> Bool) -> Bool {
         waitBlocking(timeout: timeout) { condition(all) }
     }
 
+    @available(*, noasync, message: "blocks a thread of the cooperative pool: use waitAsync(count:)")
     public func wait(count: Int, timeout: Duration = .seconds(15)) -> Bool {
         wait(timeout: timeout) { $0.count >= count }
     }
@@ -66,6 +71,11 @@ public final class Collected<Element: Sendable>: Sendable {
     /// that feed the collection (an `AsyncSequence` consumer) can run meanwhile.
     public func waitAsync(timeout: Duration = .seconds(60), until condition: ([Element]) -> Bool) async -> Bool {
         await waitUntil(timeout: timeout) { condition(all) }
+    }
+
+    /// Whether at least `count` items arrived within `timeout` (see ``waitAsync(timeout:until:)``).
+    public func waitAsync(count: Int, timeout: Duration = .seconds(60)) async -> Bool {
+        await waitAsync(timeout: timeout) { $0.count >= count }
     }
 }
 
@@ -86,6 +96,7 @@ public func waitUntil(timeout: Duration = .seconds(30), _ condition: () throws -
 /// `condition` every 2 ms until it holds or `timeout` passes; returns whether it held. It
 /// blocks the calling thread, so async tests use ``waitUntil(timeout:_:)`` instead.
 @discardableResult
+@available(*, noasync, message: "blocks a thread of the cooperative pool: use waitUntil")
 public func waitBlocking(timeout: Duration = .seconds(15), _ condition: () -> Bool) -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
@@ -109,7 +120,8 @@ public struct ProcessResult: Sendable {
 
 /// Runs a program to completion (through ``ChildProcess``, the one way the suites start
 /// programs) and captures its output. A child still running after ten minutes is killed and
-/// reported as an error.
+/// reported as an error. This form blocks its thread until the child ends; in async code the
+/// compiler picks the `async` overload (AsyncProcesses.swift), which suspends instead.
 @discardableResult
 public func runProcess(_ executable: String, _ arguments: [String], input: String? = nil) throws -> ProcessResult {
     let child = try ChildProcess(executable, arguments, input: input.map { Array($0.utf8) })

@@ -51,12 +51,34 @@ extension PostgresServer {
     public func restart() async throws {
         try await runOffPool { try self.restart() as Void }
     }
+
+    /// ``remove()`` on a thread of its own (`pg_ctl stop` waits for the server to exit).
+    public func remove() async {
+        try? await runOffPool { self.remove() as Void }
+    }
+
+    /// ``snapshot()`` on a thread of its own (`cp -a` of the data directory).
+    /// - Throws: what ``snapshot()`` throws.
+    public func snapshot() async throws -> String {
+        try await runOffPool { try self.snapshot() as String }
+    }
+
+    /// ``restore(_:)`` on a thread of its own.
+    /// - Throws: what ``restore(_:)`` throws.
+    public func restore(_ snapshot: String) async throws {
+        try await runOffPool { try self.restore(snapshot) as Void }
+    }
 }
 
 extension PgBouncer {
     /// ``stop()`` on a thread of its own (it waits up to 15 s for the daemon to go).
     public func stop() async {
         try? await runOffPool { self.stop() as Void }
+    }
+
+    /// ``remove()`` on a thread of its own (it stops PgBouncer first, as ``stop()`` does).
+    public func remove() async {
+        try? await runOffPool { self.remove() as Void }
     }
 }
 

@@ -34,7 +34,8 @@ extension PostgresServer {
     }
 
     /// `cp -a`: FileManager's copy would make the files the test's (root's), which the
-    /// server's own account could then not read.
+    /// server's own account could then not read. It blocks until cp exits: async code calls
+    /// the `async` overloads of ``snapshot()`` and ``restore(_:)``, which run it off the pool.
     private static func copyPreservingOwners(_ source: String, to destination: String) throws {
         let copy: ChildProcess
         do {

@@ -11,10 +11,10 @@ import Testing
 @Suite("DefaultsConfigProvider: TEXT that is not valid UTF-8", .requiresSQLiteShell)
 struct InvalidTextTests {
     @Test("a .string lookup throws .decodingFailed naming the key, not .typeMismatch")
-    func stringLookupRefuses() throws {
+    func stringLookupRefuses() async throws {
         let test = try TestStore()
-        try test.store.set("ok", for: DefaultsKey<String>("plain", default: ""))
-        try sqlite3(test.path, "INSERT INTO defaults(key, value) VALUES ('odd', CAST(X'61FF62' AS TEXT));")
+        try await test.store.set("ok", for: DefaultsKey<String>("plain", default: ""))
+        try await sqlite3(test.path, "INSERT INTO defaults(key, value) VALUES ('odd', CAST(X'61FF62' AS TEXT));")
         let provider = DefaultsConfigProvider(store: test.store)
         let error = #expect(throws: DefaultsError.self) { try provider.value(forKey: ["odd"], type: .string) }
         #expect(error?.code == .decodingFailed)

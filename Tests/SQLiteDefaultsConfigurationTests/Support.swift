@@ -96,9 +96,9 @@ enum Prefs {
     }
 }
 
-/// Runs SQL in the `sqlite3` shell, on a thread of its own (it blocks until the shell exits).
+/// Runs SQL in the `sqlite3` shell, suspending (no pool thread held) until it exits.
 func shell(_ database: String, _ sql: String) async throws {
-    _ = try await onOwnThread { try sqlite3(database, sql) }
+    _ = try await sqlite3(database, sql)
 }
 
 /// The `DefaultsError` code an expression throws, or nil.

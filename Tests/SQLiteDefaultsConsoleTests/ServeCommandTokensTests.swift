@@ -8,8 +8,8 @@ import Testing
 @Suite("prefs token and serve --tokens, as real processes", .slowTier)
 struct ServeCommandTokensTests {
     /// `prefs token add NAME --role ROLE [--prefix P]… --tokens FILE`: the token on the last line.
-    static func add(_ name: String, role: String, prefixes: [String] = [], file: String) throws -> String {
-        let result = try runProcess(ServeProcess.executable, ["token", "add", name, "--role", role] + prefixes.flatMap { ["--prefix", $0] } + ["--tokens", file])
+    static func add(_ name: String, role: String, prefixes: [String] = [], file: String) async throws -> String {
+        let result = try await runProcess(ServeProcess.executable, ["token", "add", name, "--role", role] + prefixes.flatMap { ["--prefix", $0] } + ["--tokens", file])
         #expect(result.status == 0, "\(result.error)")
         let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.last == "", "stdout ends with a line end")
@@ -18,8 +18,8 @@ struct ServeCommandTokensTests {
         return token
     }
 
-    static func remove(_ name: String, file: String) throws -> ProcessResult {
-        try runProcess(ServeProcess.executable, ["token", "remove", name, "--tokens", file])
+    static func remove(_ name: String, file: String) async throws -> ProcessResult {
+        try await runProcess(ServeProcess.executable, ["token", "remove", name, "--tokens", file])
     }
 
     /// One request to the console with `token` as a bearer token (or `cookie`); its status and body.
@@ -39,7 +39,7 @@ struct ServeCommandTokensTests {
     func tokenCommands() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/tokens"
-        let result = try runProcess("/bin/sh", ["-c", #"umask 000 && exec "$0" token add alice --role write --prefix feature. --prefix team. --tokens "$1""#,
+        let result = try await runProcess("/bin/sh", ["-c", #"umask 000 && exec "$0" token add alice --role write --prefix feature. --prefix team. --tokens "$1""#,
                                                 ServeProcess.executable, file])
         #expect(result.status == 0, "\(result.error)")
         let token = try #require(result.output.split(separator: "\n").last.map(String.init))
@@ -49,24 +49,24 @@ struct ServeCommandTokensTests {
         let contents = try String(contentsOfFile: file, encoding: .utf8)
         #expect(!contents.contains(token) && !contents.contains(token.dropFirst(4)), "the file keeps only a hash")
 
-        _ = try Self.add("bob", role: "read", file: file)
-        let again = try runProcess(ServeProcess.executable, ["token", "add", "bob", "--role", "admin", "--tokens", file])
+        _ = try await Self.add("bob", role: "read", file: file)
+        let again = try await runProcess(ServeProcess.executable, ["token", "add", "bob", "--role", "admin", "--tokens", file])
         #expect(again.status == 1 && again.output.isEmpty && again.error.split(separator: "\n").count == 1 && again.error.contains("'bob'"), "\(again)")
 
-        let list = try runProcess(ServeProcess.executable, ["token", "list", "--tokens", file])
+        let list = try await runProcess(ServeProcess.executable, ["token", "list", "--tokens", file])
         #expect(list.status == 0 && list.output == "alice  write  'feature.', 'team.'\nbob    read\n", "\(list.output.debugDescription)")
-        let json = try runProcess(ServeProcess.executable, ["token", "list", "--tokens", file, "--json"])
+        let json = try await runProcess(ServeProcess.executable, ["token", "list", "--tokens", file, "--json"])
         #expect(json.output == #"[{"name":"alice","role":"write","prefixes":["feature.","team."]},{"name":"bob","role":"read","prefixes":[]}]"# + "\n")
         #expect(!list.output.contains("hash") && !json.output.contains("hash") && !json.output.contains("salt"))
 
-        let absent = try Self.remove("zed", file: file)
+        let absent = try await Self.remove("zed", file: file)
         #expect(absent.status == 1 && absent.error.split(separator: "\n").count == 1 && absent.error.contains("'zed'"), "\(absent)")
-        #expect(try Self.remove("bob", file: file).status == 0)
-        #expect(try runProcess(ServeProcess.executable, ["token", "list", "--tokens", file]).output == "alice  write  'feature.', 'team.'\n")
+        #expect(try await Self.remove("bob", file: file).status == 0)
+        #expect(try await runProcess(ServeProcess.executable, ["token", "list", "--tokens", file]).output == "alice  write  'feature.', 'team.'\n")
         #expect(stat(file, &status) == 0 && status.st_mode & 0o777 == 0o600)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["tokens"], "no temporary file left")
 
-        let badRole = try runProcess(ServeProcess.executable, ["token", "add", "x", "--role", "root", "--tokens", file])
+        let badRole = try await runProcess(ServeProcess.executable, ["token", "add", "x", "--role", "root", "--tokens", file])
         #expect(badRole.status != 0 && badRole.error.contains("--role"))
     }
 
@@ -75,11 +75,11 @@ struct ServeCommandTokensTests {
     func refusedTokensFile(problem: String) async throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/tokens"
-        if problem != "missing" { _ = try Self.add("alice", role: "admin", file: file) }
+        if problem != "missing" { _ = try await Self.add("alice", role: "admin", file: file) }
         switch problem {
         case "0644": #expect(chmod(file, 0o644) == 0)
         case "malformed": try Data((try String(contentsOfFile: file, encoding: .utf8) + "{\"name\": \"bob\"\n").utf8).write(to: URL(fileURLWithPath: file))
-        case "empty": #expect(try Self.remove("alice", file: file).status == 0)
+        case "empty": #expect(try await Self.remove("alice", file: file).status == 0)
         case "duplicate":
             let line = try String(contentsOfFile: file, encoding: .utf8)
             try Data((line + line.replacingOccurrences(of: #""alice""#, with: #""mallory""#)).utf8).write(to: URL(fileURLWithPath: file))
@@ -98,10 +98,10 @@ struct ServeCommandTokensTests {
         let directory = try TemporaryDirectory()
         let database = directory.path + "/defaults.sqlite"
         let file = directory.path + "/tokens"
-        let reader = try Self.add("rita", role: "read", file: file)
-        let dotted = try Self.add("alice", role: "write", prefixes: ["feature."], file: file)
-        let bare = try Self.add("dave", role: "write", prefixes: ["feature"], file: file)
-        let admin = try Self.add("carol", role: "admin", file: file)
+        let reader = try await Self.add("rita", role: "read", file: file)
+        let dotted = try await Self.add("alice", role: "write", prefixes: ["feature."], file: file)
+        let bare = try await Self.add("dave", role: "write", prefixes: ["feature"], file: file)
+        let admin = try await Self.add("carol", role: "admin", file: file)
         let store = try DefaultsStore(path: database)
         for key in ["feature.x", "featureless", "other"] { try await store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
         let serve = try ServeProcess(database: database, ["--port", "0", "--tokens", file])
@@ -152,12 +152,12 @@ struct ServeCommandTokensTests {
         let directory = try TemporaryDirectory()
         let database = directory.path + "/defaults.sqlite"
         let file = directory.path + "/tokens"
-        let admin = try Self.add("carol", role: "admin", file: file)
+        let admin = try await Self.add("carol", role: "admin", file: file)
         let serve = try ServeProcess(database: database, ["--port", "0", "--tokens", file])
         let port = try #require(await serve.port(), "stderr: \(serve.errorLines.all)")
         #expect(try await Self.call(port, "GET", "/api/keys", token: admin).status == 200)
 
-        let late = try Self.add("late", role: "write", file: file)
+        let late = try await Self.add("late", role: "write", file: file)
         #expect(try await Self.call(port, "PUT", "/api/keys/k", token: late, body: #"{"value": 1}"#).status == 200, "added without a restart")
         let opened = try await Self.call(port, "GET", "/?token=" + late)
         #expect(opened.status == 303)
@@ -170,7 +170,7 @@ struct ServeCommandTokensTests {
             return connection
         }
 
-        #expect(try Self.remove("late", file: file).status == 0)
+        #expect(try await Self.remove("late", file: file).status == 0)
         #expect(try await onOwnThread { stream.waitForClose(timeout: .seconds(60)) }, "an open event stream of a removed token ends")
         #expect(try await Self.call(port, "GET", "/api/keys", token: late).status == 401, "a removed token stops")
         #expect(try await Self.call(port, "GET", "/api/keys", cookie: cookie).status == 401, "its session stops too")
@@ -199,7 +199,7 @@ struct ServeCommandTokensTests {
     func nonLoopbackAndBoth() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/tokens"
-        let reader = try Self.add("rita", role: "read", file: file)
+        let reader = try await Self.add("rita", role: "read", file: file)
         let tokenFile = directory.path + "/token"
         try Data("s3cret\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
         #expect(chmod(tokenFile, 0o600) == 0)

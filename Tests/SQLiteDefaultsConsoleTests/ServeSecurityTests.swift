@@ -12,7 +12,8 @@ struct ServeSecurityTests {
     static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static var canSwitchUser: Bool { getuid() == 0 && curl != nil && setpriv != nil }
 
-    /// `curl` run as user `nobody` (uid 65534): the status code it got for `url`.
+    /// `curl` run as user `nobody` (uid 65534): the status code it got for `url`. It blocks
+    /// until curl exits: callers run it on a thread of their own (`onOwnThread`).
     static func curlAsNobody(_ url: String, headers: [String] = [], _ extra: [String] = []) throws -> String {
         let result = try runProcess(try #require(setpriv), ["--reuid=65534", "--regid=65534", "--clear-groups", try #require(curl),
                                                              "-s", "-g", "-o", "/dev/null", "-w", "%{http_code}"] + headers.flatMap { ["-H", $0] } + extra + [url])

@@ -25,20 +25,22 @@ final class WebDriver {
         port = try Self.freePort()
         driver = try ChildProcess(chromedriver, ["--port=\(port)"])
         let port = self.port
-        let ready = await waitUntil(timeout: .seconds(30)) {
-            (try? RawHTTPConnection.request(port: port, "GET", "/status").status) == 200
+        let ready = await waitUntilAwaiting(timeout: .seconds(30)) {
+            (try? await onOwnThread { try RawHTTPConnection.request(port: port, "GET", "/status").status }) == 200
         }
         guard ready else { throw Failure(description: "chromedriver did not start") }
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome",
             "goog:chromeOptions": ["binary": chromium, "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]],
         ]]]
-        let value = try command("POST", "/session", capabilities, timeout: .seconds(60))
+        let value = try await command("POST", "/session", capabilities, timeout: .seconds(60))
         session = try Self.require((value as? [String: Any])?["sessionId"] as? String, "no session id")
     }
 
     deinit {
-        if !session.isEmpty { _ = try? command("DELETE", "/session/\(session)") }
+        // A deinit cannot await: the session's end is waited for here, once per browser test,
+        // so that chromedriver is not killed while Chromium still runs.
+        if !session.isEmpty { _ = try? Self.request(port: port, "DELETE", "/session/\(session)", nil, timeout: .seconds(30)) }
         driver.send(SIGKILL)
     }
 
@@ -62,12 +64,19 @@ final class WebDriver {
         return value
     }
 
-    /// One WebDriver command; its `value`.
+    /// One WebDriver command; its `value`. The HTTP exchange, a blocking read of a socket,
+    /// runs on a thread of its own (`onOwnThread`), not on the cooperative pool.
     @discardableResult
-    func command(_ method: String, _ path: String, _ body: Any? = nil, timeout: Duration = .seconds(30)) throws -> Any? {
-        let data = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
-        let response = try RawHTTPConnection.request(port: port, method, path, headers: body == nil ? [:] : ["Content-Type": "application/json"],
-                                                     body: data, timeout: timeout)
+    func command(_ method: String, _ path: String, _ body: Any? = nil, timeout: Duration = .seconds(30)) async throws -> Any? {
+        let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
+        let port = self.port
+        return try await onOwnThread { try Self.request(port: port, method, path, data, timeout: timeout) }
+    }
+
+    /// One WebDriver command over a connection of its own, blocking until the answer; its `value`.
+    private static func request(port: Int, _ method: String, _ path: String, _ data: Data?, timeout: Duration) throws -> Any? {
+        let response = try RawHTTPConnection.request(port: port, method, path, headers: data == nil ? [:] : ["Content-Type": "application/json"],
+                                                     body: data ?? Data(), timeout: timeout)
         let json = try JSONSerialization.jsonObject(with: response.body.isEmpty ? Data("{}".utf8) : response.body) as? [String: Any]
         if response.status != 200 {
             throw Failure(description: "\(method) \(path) → \(response.status): \(response.text.prefix(300))")
@@ -75,45 +84,45 @@ final class WebDriver {
         return json?["value"]
     }
 
-    func open(_ url: String) throws { try command("POST", "/session/\(session)/url", ["url": url], timeout: .seconds(60)) }
+    func open(_ url: String) async throws { try await command("POST", "/session/\(session)/url", ["url": url], timeout: .seconds(60)) }
 
     /// The first element matching a CSS selector, or nil.
-    func find(_ selector: String) throws -> String? {
-        let value = try command("POST", "/session/\(session)/elements", ["using": "css selector", "value": selector]) as? [[String: Any]]
+    func find(_ selector: String) async throws -> String? {
+        let value = try await command("POST", "/session/\(session)/elements", ["using": "css selector", "value": selector]) as? [[String: Any]]
         return value?.first?[Self.elementKey] as? String
     }
 
     /// Waits for an element matching `selector`.
     func waitFor(_ selector: String, timeout: Duration = .seconds(60)) async throws -> String {
         var found: String?
-        _ = await waitUntil(timeout: timeout) { found = try? self.find(selector); return found != nil }
+        _ = await waitUntilAwaiting(timeout: timeout) { found = try? await self.find(selector); return found != nil }
         return try Self.require(found, "no element matches \(selector)")
     }
 
-    func click(_ element: String) throws { try command("POST", "/session/\(session)/element/\(element)/click", [String: Any]()) }
-    func clear(_ element: String) throws { try command("POST", "/session/\(session)/element/\(element)/clear", [String: Any]()) }
-    func type(_ element: String, _ text: String) throws { try command("POST", "/session/\(session)/element/\(element)/value", ["text": text]) }
-    func text(_ element: String) throws -> String { try command("GET", "/session/\(session)/element/\(element)/text") as? String ?? "" }
-    func isDisplayed(_ element: String) throws -> Bool { try command("GET", "/session/\(session)/element/\(element)/displayed") as? Bool ?? false }
+    func click(_ element: String) async throws { try await command("POST", "/session/\(session)/element/\(element)/click", [String: Any]()) }
+    func clear(_ element: String) async throws { try await command("POST", "/session/\(session)/element/\(element)/clear", [String: Any]()) }
+    func type(_ element: String, _ text: String) async throws { try await command("POST", "/session/\(session)/element/\(element)/value", ["text": text]) }
+    func text(_ element: String) async throws -> String { try await command("GET", "/session/\(session)/element/\(element)/text") as? String ?? "" }
+    func isDisplayed(_ element: String) async throws -> Bool { try await command("GET", "/session/\(session)/element/\(element)/displayed") as? Bool ?? false }
 
     /// Runs a script in the page and returns its result.
-    func script(_ source: String) throws -> Any? {
-        try command("POST", "/session/\(session)/execute/sync", ["script": source, "args": [Any]()])
+    func script(_ source: String) async throws -> Any? {
+        try await command("POST", "/session/\(session)/execute/sync", ["script": source, "args": [Any]()])
     }
 
     /// The text of an open alert, or nil when none is open.
-    func alertText() -> String? {
-        (try? command("GET", "/session/\(session)/alert/text")) as? String
+    func alertText() async -> String? {
+        (try? await command("GET", "/session/\(session)/alert/text")) as? String
     }
 
     /// Resizes the browser's window (CSS pixels), as a phone's screen would be.
-    func setWindowSize(width: Int, height: Int) throws {
-        try command("POST", "/session/\(session)/window/rect", ["width": width, "height": height])
+    func setWindowSize(width: Int, height: Int) async throws {
+        try await command("POST", "/session/\(session)/window/rect", ["width": width, "height": height])
     }
 
     /// A PNG of the page.
-    func screenshot() throws -> Data {
-        let base64 = try Self.require(try command("GET", "/session/\(session)/screenshot") as? String, "no screenshot")
+    func screenshot() async throws -> Data {
+        let base64 = try Self.require(try await command("GET", "/session/\(session)/screenshot") as? String, "no screenshot")
         return try Self.require(Data(base64Encoded: base64), "bad screenshot")
     }
 }

@@ -42,21 +42,21 @@ class Panel {
 
 @Suite("@ObservableDefaults in a module isolated to the main actor")
 struct MainActorIsolationTests {
-    @Test func ownAndExternalChangesNotify() throws {
+    @Test func ownAndExternalChangesNotify() async throws {
         let directory = FileManager.default.temporaryDirectory.path + "/observable-main-actor-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try check(database: directory + "/d.sqlite")
+        try await check(database: directory + "/d.sqlite")
     }
 
     /// The checks, in their own function so that every store is released before the
     /// directory is removed.
-    private func check(database: String) throws {
+    private func check(database: String) async throws {
         let settings = InterfaceSettings(store: try DefaultsStore(path: database))
         let own = Flag()
         withObservationTracking { _ = settings.title } onChange: { own.set() }
         settings.title = "Editor"
-        #expect(own.wait())
+        #expect(await own.waitAsync())
 
         settings.mode = .fast
         settings.window = Window(width: 800, height: 600)
@@ -71,7 +71,7 @@ struct MainActorIsolationTests {
         withObservationTracking { _ = settings.zoom } onChange: { external.set() }
         let other = try DefaultsStore(path: database)
         other[DefaultsKey<Double>("ui.zoom_level", default: 1)] = 3
-        #expect(external.wait())
+        #expect(await external.waitAsync())
         #expect(settings.zoom == 3)
 
         let editing = Flag()
@@ -85,17 +85,18 @@ struct MainActorIsolationTests {
     }
 }
 
-/// Set from any thread; `wait` polls until set or a deadline passed.
+/// Set from any thread; `waitAsync` polls until set or a deadline passed, suspended in
+/// between: a wait that blocked would hold the main actor (the test's) and a thread.
 nonisolated final class Flag: Sendable {
     private let value = Mutex(false)
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }
 
-    func wait(timeout: Duration = .seconds(10)) -> Bool {
+    func waitAsync(timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if isSet { return true }
-            usleep(2_000)
+            try? await Task.sleep(for: .milliseconds(2))
         }
         return isSet
     }

@@ -6,11 +6,12 @@ import Synchronization
 import Testing
 
 /// Runs `body` with a fresh directory under the system's temporary directory, and removes
-/// the directory once `body` has returned and released the stores it opened there.
-func withTemporaryDirectory<Result>(_ body: (TemporaryDirectory) throws -> Result) throws -> Result {
+/// the directory once `body` has returned and released the stores it opened there. The body
+/// awaits what it waits for (a change, the sqlite3 shell): it must not hold a pool thread.
+func withTemporaryDirectory<Result>(_ body: (TemporaryDirectory) async throws -> Result) async throws -> Result {
     let directory = try TemporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory.path) }
-    return try body(directory)
+    return try await body(directory)
 }
 
 /// A fresh directory for one test's databases (see ``withTemporaryDirectory(_:)``); it
@@ -33,7 +34,7 @@ final class TemporaryDirectory {
 }
 
 /// Counts the `onChange` calls of `withObservationTracking`, which arrive on whichever thread
-/// made the change; `wait` polls (politely) until one arrived or a deadline passed.
+/// made the change; `waitAsync` polls (suspended in between) until one arrived or a deadline passed.
 final class ChangeFlag: Sendable {
     private let count = Mutex(0)
 
@@ -41,9 +42,10 @@ final class ChangeFlag: Sendable {
     var fired: Bool { count.withLock { $0 > 0 } }
     var fireCount: Int { count.withLock { $0 } }
 
-    /// Waits until the flag fired; returns whether it did within `timeout`.
-    func wait(timeout: Duration = .seconds(10)) -> Bool {
-        waitBlocking(timeout: timeout) { fired }
+    /// Waits, without holding a thread of the cooperative pool, until the flag fired; returns
+    /// whether it did within `timeout`.
+    func waitAsync(timeout: Duration = .seconds(60)) async -> Bool {
+        await waitUntil(timeout: timeout) { fired }
     }
 }
 
@@ -74,9 +76,10 @@ final class ChangeCounter<Object: AnyObject>: @unchecked Sendable {
 
     var count: Int { changes.withLock { $0 } }
 
-    /// Waits until at least `count` changes were announced; returns whether they were.
-    func wait(count: Int, timeout: Duration = .seconds(10)) -> Bool {
-        waitBlocking(timeout: timeout) { self.count >= count }
+    /// Waits, without holding a thread of the cooperative pool, until at least `count` changes
+    /// were announced; returns whether they were.
+    func waitAsync(count: Int, timeout: Duration = .seconds(60)) async -> Bool {
+        await waitUntil(timeout: timeout) { self.count >= count }
     }
 }
 
@@ -88,12 +91,12 @@ func track(_ read: () -> Void) -> ChangeFlag {
 }
 
 /// The keys stored in `database`, as any SQLite client sees them.
-func storedKeys(_ database: String) throws -> [String] {
-    try sqlite3(database, "SELECT key FROM defaults ORDER BY key;").split(separator: "\n").map(String.init)
+func storedKeys(_ database: String) async throws -> [String] {
+    try await sqlite3(database, "SELECT key FROM defaults ORDER BY key;").split(separator: "\n").map(String.init)
 }
 
 /// `INSERT … ON CONFLICT DO UPDATE` of a text value, as a user would type it.
-func sqlite3Upsert(_ database: String, key: String, text: String) throws {
-    try sqlite3(database, "INSERT INTO defaults(key, value) VALUES('\(key)', '\(text)') ON CONFLICT(key) DO UPDATE SET value = excluded.value;")
+func sqlite3Upsert(_ database: String, key: String, text: String) async throws {
+    try await sqlite3(database, "INSERT INTO defaults(key, value) VALUES('\(key)', '\(text)') ON CONFLICT(key) DO UPDATE SET value = excluded.value;")
 }
 #endif

@@ -71,7 +71,7 @@ final class FaultFleet: @unchecked Sendable {
                 Issue.record("machine \(index)'s sidecar did not stop cleanly: \(String(describing: outcome)); stderr: \(errors[index].all.suffix(20))")
             }
         }
-        lab.remove()
+        await lab.remove()
         // Before the folder goes: a store whose file is deleted under it warns.
         for store in stores { try? store.close() }
     }
@@ -99,8 +99,8 @@ final class FaultFleet: @unchecked Sendable {
     }
 
     /// PostgreSQL's table: key → integer value (deleted rows left out).
-    func table() throws -> [String: Int64] {
-        let text = try server.psql("SELECT key || '=' || integer_value FROM defaults_fleet WHERE storage_class = 'integer' ORDER BY key")
+    func table() async throws -> [String: Int64] {
+        let text = try await server.psql("SELECT key || '=' || integer_value FROM defaults_fleet WHERE storage_class = 'integer' ORDER BY key")
         var rows: [String: Int64] = [:]
         for line in text.split(separator: "\n") {
             guard let equals = line.lastIndex(of: "="), let value = Int64(line[line.index(after: equals)...]) else { continue }
@@ -119,8 +119,8 @@ final class FaultFleet: @unchecked Sendable {
     }
 
     /// Whether every file equals PostgreSQL's table and every acknowledged write stands in it.
-    func converged() throws -> Bool {
-        let table = try table()
+    func converged() async throws -> Bool {
+        let table = try await table()
         let lost = acknowledged.withLock { all in all.flatMap { $0.filter { table[$0.key] != $0.value } } }
         guard lost.isEmpty else { return false }
         for index in 0..<count where try file(index) != table { return false }
@@ -130,11 +130,11 @@ final class FaultFleet: @unchecked Sendable {
     /// Waits for ``converged()``; returns the seconds it took, or nil (and records why) after `timeout`.
     func convergence(timeout: Duration = .seconds(120), sourceLocation: SourceLocation = #_sourceLocation) async -> Double? {
         let start = ContinuousClock.now
-        if await waitUntil(timeout: timeout, { try converged() }) {
+        if await waitUntilAwaiting(timeout: timeout, { try await converged() }) {
             let elapsed = ContinuousClock.now - start
             return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         }
-        let table = (try? table()) ?? [:]
+        let table = (try? await table()) ?? [:]
         let lost = acknowledged.withLock { all in all.flatMap { $0.filter { table[$0.key] != $0.value } } }
         var differences: [String] = []
         for index in 0..<count {

@@ -52,7 +52,7 @@ struct FleetDeclarationPostgresTests {
             #expect(await b.connected())
 
             try await b.store.set(.text("e\u{301}"), for: .raw("accent"))
-            _ = try sqlite3(b.path, "INSERT INTO defaults(key, value) VALUES ('cfg', char(65279) || '{}')")
+            _ = try await sqlite3(b.path, "INSERT INTO defaults(key, value) VALUES ('cfg', char(65279) || '{}')")
             // The marker: written after the refused rows, so once it is here they were dealt with.
             try await b.store.set(.integer(1), for: .raw("later"))
             #expect(await waitUntil(timeout: .seconds(60)) { a["later"] == .integer(1) }, "\(a.log.all)")

@@ -21,7 +21,8 @@ struct FleetFaultTests {
     /// A fleet for one scenario: sidecars started and ready; stopped and removed after.
     func withFleet(_ body: (FaultFleet) async throws -> Void) async throws {
         try await withServer { server in
-            let fleet = try FaultFleet(machines: Self.machines, server: server)
+            // Built on a thread of its own: the lab's `ip` commands are waited for synchronously.
+            let fleet = try await onOwnThread { try FaultFleet(machines: Self.machines, server: server) }
             do {
                 for index in 0..<fleet.count { #expect(try await fleet.start(index)) }
                 try await body(fleet)
@@ -40,7 +41,7 @@ struct FleetFaultTests {
     @Test("5 % packet loss on every machine under steady writes from all: converges, nothing lost")
     func loss() async throws {
         try await withFleet { fleet in
-            try fleet.lab.setAll(.loss(5))
+            try await fleet.lab.setAll(.loss(5))
             _ = try await fleet.writeSteadily(for: .seconds(6))
             let seconds = await fleet.convergence()
             Self.report("5 % loss, writes stopped", seconds)
@@ -62,9 +63,9 @@ struct FleetFaultTests {
     @Test("one machine cut off for 30 s while every machine writes: converges within a second of the heal")
     func partitionOne() async throws {
         try await withFleet { fleet in
-            try fleet.lab.set(.partition, on: 2)
+            try await fleet.lab.set(.partition, on: 2)
             let sequence = try await fleet.writeSteadily(for: .seconds(30), every: .milliseconds(100))
-            try fleet.lab.set(.none, on: 2)
+            try await fleet.lab.set(.none, on: 2)
             let seconds = await fleet.convergence()
             Self.report("one machine cut off 30 s, after the heal", seconds)
             #expect(seconds != nil)
@@ -75,9 +76,9 @@ struct FleetFaultTests {
     @Test("PostgreSQL cut off from everyone while all write: converges after it returns")
     func partitionAll() async throws {
         try await withFleet { fleet in
-            try fleet.lab.setAll(.partition)
+            try await fleet.lab.setAll(.partition)
             _ = try await fleet.writeSteadily(for: .seconds(10), every: .milliseconds(100))
-            try fleet.lab.setAll(.none)
+            try await fleet.lab.setAll(.none)
             let seconds = await fleet.convergence()
             Self.report("PostgreSQL cut off from all 10 s, after it returns", seconds)
             #expect(seconds != nil)
@@ -89,10 +90,10 @@ struct FleetFaultTests {
         try await withFleet { fleet in
             var sequence = 0
             for turn in 0..<10 {
-                try fleet.lab.set(turn.isMultiple(of: 2) ? .partition : .none, on: 0)
+                try await fleet.lab.set(turn.isMultiple(of: 2) ? .partition : .none, on: 0)
                 sequence = try await fleet.writeSteadily(for: .seconds(1), every: .milliseconds(100), startingAt: sequence)
             }
-            try fleet.lab.set(.none, on: 0)
+            try await fleet.lab.set(.none, on: 0)
             let seconds = await fleet.convergence()
             Self.report("link flapping every 1 s for 10 s, after the last flap", seconds)
             #expect(seconds != nil)
@@ -102,11 +103,11 @@ struct FleetFaultTests {
     @Test("a sync SIGKILLed during a partition loses nothing: restarted after the heal, it pushes every write")
     func killedDuringPartition() async throws {
         try await withFleet { fleet in
-            try fleet.lab.set(.partition, on: 1)
+            try await fleet.lab.set(.partition, on: 1)
             var sequence = try await fleet.writeSteadily(for: .seconds(3), every: .milliseconds(100))
             await fleet.kill(1)
             sequence = try await fleet.writeSteadily(for: .seconds(2), every: .milliseconds(100), startingAt: sequence)
-            try fleet.lab.set(.none, on: 1)
+            try await fleet.lab.set(.none, on: 1)
             #expect(try await fleet.start(1))
             let seconds = await fleet.convergence()
             Self.report("sync SIGKILLed during a partition, after its restart", seconds)

@@ -122,11 +122,19 @@ func snapshot(_ store: DefaultsStore) throws -> [String: String] {
     return rows
 }
 
-/// A server for one test, removed when the test ends.
+/// A server for one test, removed when the test ends (awaited: `pg_ctl stop` waits for the
+/// server to exit, which must not hold a thread of the cooperative pool).
 func withServer<Result>(tls: Bool = false, _ body: (PostgresServer) async throws -> Result) async throws -> Result {
     let server = try await PostgresServer.start(tls: tls)
-    defer { server.remove() }
-    return try await body(server)
+    let result: Result
+    do {
+        result = try await body(server)
+    } catch {
+        await server.remove()
+        throw error
+    }
+    await server.remove()
+    return result
 }
 
 extension DefaultsKey where Value == SQLiteValue {

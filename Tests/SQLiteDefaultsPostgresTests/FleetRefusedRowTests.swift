@@ -53,7 +53,7 @@ struct FleetRefusedRowTests {
         try await store.set(.text("kept"), for: .raw("limit"))
         // SQLITE_ERROR with a message that is not the triggers' sentence (as SQLite 3.45 and later
         // word it), on a declared key; and RAISE(ABORT) (SQLITE_CONSTRAINT) on an undeclared one.
-        _ = try sqlite3(directory.database, """
+        _ = try await sqlite3(directory.database, """
             CREATE TRIGGER reworded AFTER UPDATE ON defaults WHEN new.key = 'limit' AND new.value = 'forbidden'
             BEGIN SELECT json_extract('{}', 'bad JSON path'); END;
             CREATE TRIGGER operator_guard AFTER INSERT ON defaults WHEN new.key = 'guarded'
@@ -82,7 +82,7 @@ struct FleetRefusedRowTests {
         #expect(await changes.waitAsync { $0.contains("fence") })
         #expect(!changes.all.contains("limit") && !changes.all.contains("guarded"))
         // History keeps no trace of the refused writes either.
-        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults_changes WHERE (key = 'limit' AND value = 'forbidden') OR key = 'guarded'")
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults_changes WHERE (key = 'limit' AND value = 'forbidden') OR key = 'guarded'")
                 .trimmingCharacters(in: .whitespacesAndNewlines) == "0")
 
         // Joining the table again (a reconnect to a table gone back in time) finds the refused
@@ -104,13 +104,13 @@ struct FleetRefusedRowTests {
     }
 
     @Test("a failure of the file itself is not a refusal: the apply fails, and nothing of it is kept")
-    func fileFailureIsNotARefusal() throws {
+    func fileFailureIsNotARefusal() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         let replica = LocalReplica(store: store)
         _ = try replica.join("fleet")
         // An undeclared key whose write fails with SQLITE_ERROR: not a refusal of a row.
-        _ = try sqlite3(directory.database, """
+        _ = try await sqlite3(directory.database, """
             CREATE TRIGGER broken AFTER INSERT ON defaults WHEN new.key = 'broken'
             BEGIN SELECT json_extract('{}', 'bad JSON path'); END;
             """)

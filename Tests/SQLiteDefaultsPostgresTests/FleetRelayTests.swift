@@ -61,6 +61,12 @@ final class RelayedFleet: Sendable {
         bouncer.remove()
         for server in [primary] + relays { server.remove() }
     }
+
+    /// ``remove()``, each `pg_ctl stop` waited for on a thread of its own.
+    func remove() async {
+        await bouncer.remove()
+        for server in [primary] + relays { await server.remove() }
+    }
 }
 
 /// Each test starts three PostgreSQL clusters and a PgBouncer. It once had to run alone: with
@@ -80,7 +86,7 @@ struct FleetRelayTests {
     @Test("a write reaches every machine through the relays, every storage class exact, a payload too large included; no machine listens on the primary")
     func writesReachEveryMachine() async throws {
         let fleet = try await RelayedFleet()
-        defer { fleet.remove() }
+        defer { fleet.remove() }  // on a failure path; else awaited at the end
         let directory = try TemporaryDirectory()
         var machines: [Machine] = []
         for index in 0..<4 { machines.append(try fleet.machine(directory.path + "/m\(index).sqlite")) }
@@ -110,26 +116,29 @@ struct FleetRelayTests {
         for relay in fleet.relays { held += try await RelayedFleet.machines(on: relay) }
         #expect(held == machines.count)
         for machine in machines { await machine.stop() }
+        await fleet.remove()
     }
 
     @Test("a server that is not a relay (no copy of the table, no trigger) ends the sync with a typed error naming the fix")
     func notARelayIsRefused() async throws {
         let fleet = try await RelayedFleet()
-        defer { fleet.remove() }
+        defer { fleet.remove() }  // on a failure path; else awaited at the end
         let bare = try await PostgresServer.start(label: "bare")
-        defer { bare.remove() }
+        defer { bare.remove() }  // on a failure path; else awaited at the end
         let directory = try TemporaryDirectory()
         let machine = try fleet.machine(directory.path + "/m.sqlite", relays: [bare.url()])
         let failure = await machine.failure(timeout: .seconds(60))
         let error = try #require(failure as? DefaultsError, "\(String(describing: failure)) \(machine.log.all)")
         #expect(error.code == .invalidConfiguration)
         #expect(error.message.contains("prefs relay"), "\(error.message)")
+        await bare.remove()
+        await fleet.remove()
     }
 
     @Test("a relay that stops: its machines say so within seconds and move to the other relay; writes keep arriving")
     func aStoppedRelayIsLeft() async throws {
         let fleet = try await RelayedFleet()
-        defer { fleet.remove() }
+        defer { fleet.remove() }  // on a failure path; else awaited at the end
         let directory = try TemporaryDirectory()
         var machines: [Machine] = []
         for index in 0..<4 { machines.append(try fleet.machine(directory.path + "/m\(index).sqlite")) }
@@ -155,12 +164,13 @@ struct FleetRelayTests {
         }
         try await fleet.relays[0].startServer()
         for machine in machines { await machine.stop() }
+        await fleet.remove()
     }
 
     @Test("a relay whose subscription stops: its machines say so once, still get every write from the primary's periodic check, and say when it caught up")
     func aRelayThatFallsBehindIsSaid() async throws {
         let fleet = try await RelayedFleet()
-        defer { fleet.remove() }
+        defer { fleet.remove() }  // on a failure path; else awaited at the end
         let directory = try TemporaryDirectory()
         var timing = DefaultsPostgresSync.Timing.test
         timing.primaryCheckInterval = .seconds(2)
@@ -185,12 +195,13 @@ struct FleetRelayTests {
         #expect(await waitUntil(timeout: .seconds(60)) { reader.log.all.contains { $0.contains("the relay caught up") } }, "\(reader.log.all)")
         await writer.stop()
         await reader.stop()
+        await fleet.remove()
     }
 
     @Test("a fleet moved from the single server to relays one machine at a time loses no write: mixed, both kinds hear each other; a write made while a machine's sync was down is pushed by its relayed sync")
     func movingAFleetLosesNothing() async throws {
         let fleet = try await RelayedFleet()
-        defer { fleet.remove() }
+        defer { fleet.remove() }  // on a failure path; else awaited at the end
         let directory = try TemporaryDirectory()
         let primaryURL = fleet.primary.url(user: "fleet", password: RelayedFleet.password, database: "fleet")
         let single = try Machine(path: directory.path + "/single.sqlite", url: primaryURL)
@@ -214,14 +225,15 @@ struct FleetRelayTests {
         #expect(try await RelayedFleet.listeners(on: fleet.primary) == 0)
         await moved.stop()
         await relayed.stop()
+        await fleet.remove()
     }
 
     @Test("prefs relay sets up the primary and the relays (again: nothing changes); prefs sync --relay carries a write between two sidecars")
     func commandLine() async throws {
         let primary = try await PostgresServer.start(label: "primary", settings: ["wal_level": "logical"])
-        defer { primary.remove() }
+        defer { primary.remove() }  // on a failure path; else awaited at the end
         let relay = try await PostgresServer.start(label: "relay")
-        defer { relay.remove() }
+        defer { relay.remove() }  // on a failure path; else awaited at the end
         let arguments = ["relay", "--primary", primary.url(), "--relay", relay.url()]
         for _ in 0..<2 {
             let result = try await Self.prefs(arguments)
@@ -230,7 +242,7 @@ struct FleetRelayTests {
         }
         // A primary without logical replication is named as the cause.
         let plain = try await PostgresServer.start(label: "plain")
-        defer { plain.remove() }
+        defer { plain.remove() }  // on a failure path; else awaited at the end
         let refused = try await Self.prefs(["relay", "--primary", plain.url(), "--relay", relay.url()])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("wal_level"), "\(refused.standardError)")
@@ -252,6 +264,9 @@ struct FleetRelayTests {
         }
         try store.close()
         try other.close()
+        await plain.remove()
+        await relay.remove()
+        await primary.remove()
     }
 }
 #endif

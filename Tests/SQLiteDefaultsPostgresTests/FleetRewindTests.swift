@@ -18,7 +18,7 @@ struct FleetRewindTests {
             #expect(await waitUntil(timeout: .seconds(60)) { b["kept"] == .integer(1) && b["changed"] == .integer(1) })
 
             try await server.stopServer()
-            let backup = try server.snapshot()
+            let backup = try await server.snapshot()
             try await server.startServer()
 
             // Acknowledged everywhere, then lost from PostgreSQL by the restore.
@@ -26,10 +26,10 @@ struct FleetRewindTests {
             try await a.store.set(.text("a"), for: .raw("lost.a"))
             try await b.store.set(.text("b"), for: .raw("lost.b"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["lost.a"] == .text("a") && b["changed"] == .integer(2) && a["lost.b"] == .text("b") })
-            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "4" })
+            #expect(await waitUntilAwaiting(timeout: .seconds(60)) { (try? await server.psql("SELECT count(*) FROM defaults_fleet")) == "4" })
 
             try await server.stopServer()
-            try server.restore(backup)
+            try await server.restore(backup)
             try await server.startServer()
 
             // Written after the restore: numbered again from below by a sync that did not notice.
@@ -44,7 +44,7 @@ struct FleetRewindTests {
                 #expect(await waitUntil(timeout: .seconds(60)) { expected.allSatisfy { machine[$0.key] == $0.value } },
                         "\(machine.path): \((try? snapshot(machine.store)) ?? [:]) \(machine.log.all)")
             }
-            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "\(expected.count)" })
+            #expect(await waitUntilAwaiting(timeout: .seconds(60)) { (try? await server.psql("SELECT count(*) FROM defaults_fleet")) == "\(expected.count)" })
             #expect(try await server.psql("SELECT integer_value FROM defaults_fleet WHERE key = 'changed'") == "2")
 
             // And the fleet goes on: later writes on either side arrive.
@@ -67,7 +67,7 @@ struct FleetRewindTests {
             try await a.store.set(.integer(1), for: .raw("x"))
             #expect(await waitUntil(timeout: .seconds(60)) { b["x"] == .integer(1) })
             try await server.stopServer()
-            let backup = try server.snapshot()
+            let backup = try await server.snapshot()
             try await server.startServer()
             try await a.store.set(.integer(2), for: .raw("lost"))
             try await b.store.set(.integer(2), for: .raw("lost.b"))
@@ -78,7 +78,7 @@ struct FleetRewindTests {
             try b.store.close()
 
             try await server.stopServer()
-            try server.restore(backup)
+            try await server.restore(backup)
             try await server.startServer()
             // A new machine, alone with the restored table: its pushes take versions the others
             // already saw before the restore.
@@ -86,7 +86,7 @@ struct FleetRewindTests {
             #expect(await c.connected())
             try await c.store.set(.integer(3), for: .raw("c.new"))
             try await c.store.set(.integer(9), for: .raw("x"))
-            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet WHERE key IN ('c.new', 'x') AND version > 1")) == "2" })
+            #expect(await waitUntilAwaiting(timeout: .seconds(60)) { (try? await server.psql("SELECT count(*) FROM defaults_fleet WHERE key IN ('c.new', 'x') AND version > 1")) == "2" })
 
             let a2 = try Machine(path: a.path, url: server.url())
             let b2 = try Machine(path: b.path, url: server.url())

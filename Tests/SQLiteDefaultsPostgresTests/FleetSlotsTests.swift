@@ -29,7 +29,7 @@ struct FleetSlotsTests {
     func moreMachinesThanSlots() async throws {
         // 8 connections, 3 of them the superuser's: 5 for the fleet's role.
         let server = try await PostgresServer.start(maxConnections: 8)
-        defer { server.remove() }
+        defer { server.remove() }  // on a failure path; else awaited at the end
         try await server.createUser("fleet", password: "secret")
         try await server.createDatabase("fleet", owner: "fleet")
         let url = server.url(user: "fleet", password: "secret", database: "fleet")
@@ -96,6 +96,7 @@ struct FleetSlotsTests {
             #expect(!entry.machine.log.all.contains { $0.contains("ConnectionPool") || $0.contains("_Module") }, "\(entry.machine.log.all)")
             #expect(await entry.machine.stop() == nil)
         }
+        await server.remove()
     }
 }
 #endif

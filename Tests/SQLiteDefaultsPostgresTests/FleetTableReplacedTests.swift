@@ -83,7 +83,7 @@ struct FleetTableReplacedTests {
             // In step again, and the gauge says so.
             #expect(try metrics.expectGauge("sqlitedefaults_fleet_connected", [("table", "defaults_fleet")]).lastValue == 1)
             // The table holds every key again, for a machine that joins later.
-            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet WHERE key LIKE 'before.%'")) == "5" })
+            #expect(await waitUntilAwaiting(timeout: .seconds(60)) { (try? await server.psql("SELECT count(*) FROM defaults_fleet WHERE key LIKE 'before.%'")) == "5" })
             try await b.store.set(.integer(3), for: .raw("later"))
             #expect(await waitUntil(timeout: .seconds(60)) { a["later"] == .integer(3) })
             #expect(await a.stop() == nil)
@@ -101,7 +101,7 @@ struct FleetTableReplacedTests {
             let newest = try await server.psql("SELECT max(version) FROM defaults_fleet")
             _ = try await server.psql("DELETE FROM defaults_fleet WHERE version = \(newest)")
             // Nothing else changes: the next fetch finds the table behind both machines.
-            #expect(await waitUntil(timeout: .seconds(90)) { (try? server.psql("SELECT integer_value FROM defaults_fleet WHERE key = 'lost'")) == "2" },
+            #expect(await waitUntilAwaiting(timeout: .seconds(90)) { (try? await server.psql("SELECT integer_value FROM defaults_fleet WHERE key = 'lost'")) == "2" },
                     "\(a.log.all) \(b.log.all)")
             // The first machine to fetch finds it, rejoins and pushes again; the other may then
             // find the table ahead of it again, with what it lost, and need no rejoin.

@@ -65,11 +65,11 @@ struct FleetTests {
                 for (key, value) in values { try transaction.set(value, for: .raw(key)) }
             }
             // NULL is a row too (the API removes the row for nil; plain SQL can store NULL).
-            _ = try sqlite3(a.path, "INSERT INTO defaults(key, value) VALUES ('null', NULL)")
+            _ = try await sqlite3(a.path, "INSERT INTO defaults(key, value) VALUES ('null', NULL)")
             #expect(await waitUntil(timeout: .seconds(60)) { (try? a.store.entries().count) == values.count + 1 })
             let expected = try snapshot(a.store)
             #expect(await waitUntil(timeout: .seconds(60)) { try snapshot(b.store) == expected })
-            let classes = try sqlite3(b.path, "SELECT key || ' ' || typeof(value) FROM defaults ORDER BY key")
+            let classes = try await sqlite3(b.path, "SELECT key || ' ' || typeof(value) FROM defaults ORDER BY key")
             #expect(classes.contains("int.max integer"))
             #expect(classes.contains("real.negativeZero real"))
             #expect(classes.contains("text.unicode text"))
@@ -114,9 +114,9 @@ struct FleetTests {
 
             // A plain SQL client on machine A's file: A's store hears it as external, and the
             // sync pushes it.
-            _ = try sqlite3(a.path, "INSERT INTO defaults(key, value) VALUES ('shell', 3.25)")
+            _ = try await sqlite3(a.path, "INSERT INTO defaults(key, value) VALUES ('shell', 3.25)")
             #expect(await waitUntil(timeout: .seconds(60)) { b["shell"] == .real(3.25) })
-            _ = try sqlite3(a.path, "DELETE FROM defaults WHERE key = 'shell'")
+            _ = try await sqlite3(a.path, "DELETE FROM defaults WHERE key = 'shell'")
             #expect(await waitUntil(timeout: .seconds(60)) { b["shell"] == nil && !((try? b.store.keys()) ?? ["shell"]).contains("shell") })
         }
     }
@@ -130,7 +130,7 @@ struct FleetTests {
                 #expect(await waitUntil(timeout: .seconds(60)) { reader.store[Self.answer] == turn })
             }
             // Every push is one version; an echo would be an eleventh.
-            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT max(version) FROM defaults_fleet")) == "10" })
+            #expect(await waitUntilAwaiting(timeout: .seconds(60)) { (try? await server.psql("SELECT max(version) FROM defaults_fleet")) == "10" })
             // The barrier: a marker from each side, A's then B's, each carried to the other. Had
             // either side echoed a write it applied, that echo would have been pushed before the
             // marker that machine pushes next, and the markers' versions would not be 11 and 12.
@@ -227,7 +227,7 @@ struct FleetTests {
             let b = try Machine(path: directory.path + "/b.sqlite", url: server.url())
             #expect(await b.connected())
             try await b.store.set(.text("light"), for: .raw("theme"))
-            #expect(await waitUntil(timeout: .seconds(60)) { (try? server.psql("SELECT count(*) FROM defaults_fleet")) == "1" })
+            #expect(await waitUntilAwaiting(timeout: .seconds(60)) { (try? await server.psql("SELECT count(*) FROM defaults_fleet")) == "1" })
 
             let path = directory.path + "/a.sqlite"
             let existing = try DefaultsStore(path: path)
@@ -286,7 +286,7 @@ struct FleetTests {
             // The postmaster and its backends (one per connection): this server's processes only.
             let pidFile = try String(contentsOfFile: server.dataDirectory + "/postmaster.pid", encoding: .utf8)
             let postmaster = try #require(pidFile.split(separator: "\n").first.flatMap { Int32($0) })
-            let children = try runProcess("/usr/bin/pgrep", ["-P", String(postmaster)]).output
+            let children = try await runProcess("/usr/bin/pgrep", ["-P", String(postmaster)]).output
                 .split(separator: "\n").compactMap { Int32($0) }
             let frozen = [postmaster] + children
             for pid in frozen { kill(pid, SIGSTOP) }

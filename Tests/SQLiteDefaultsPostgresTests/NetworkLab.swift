@@ -1,4 +1,5 @@
 #if Fleet && Prefs
+import DefaultsTestSupport
 import Foundation
 import PostgresTestSupport
 
@@ -103,6 +104,16 @@ final class NetworkLab: @unchecked Sendable {
         for index in namespaces.indices { try set(fault, on: index) }
     }
 
+    /// ``set(_:on:)`` on a thread of its own: `ip netns exec … nft` is waited for there.
+    func set(_ fault: Fault, on index: Int) async throws {
+        try await onOwnThread { try self.set(fault, on: index) as Void }
+    }
+
+    /// ``setAll(_:)`` on a thread of its own.
+    func setAll(_ fault: Fault) async throws {
+        try await onOwnThread { try self.setAll(fault) as Void }
+    }
+
     /// `command` run inside machine `index`'s namespace: the arguments for a child process.
     func inside(_ index: Int, _ command: [String]) -> (String, [String]) {
         (Self.find("ip") ?? "/usr/sbin/ip", ["netns", "exec", namespaces[index]] + command)
@@ -117,6 +128,11 @@ final class NetworkLab: @unchecked Sendable {
         guard first else { return }
         forwarder.stop()
         Self.teardown(prefix: prefix, bridge: bridge, namespaces: namespaces)
+    }
+
+    /// ``remove()`` on a thread of its own (it waits for the `ip` commands).
+    func remove() async {
+        try? await onOwnThread { self.remove() as Void }
     }
 
     private static func teardown(prefix: String, bridge: String, namespaces: [String]) {
@@ -175,7 +191,8 @@ final class NetworkLab: @unchecked Sendable {
         return nil
     }
 
-    /// Runs a command to its end; returns its standard output.
+    /// Runs a command to its end; returns its standard output. It blocks: it runs on threads of
+    /// their own (the async overloads above, and `onOwnThread` for the lab's construction).
     /// - Throws: ``LabError`` with the command and its output when it fails.
     @discardableResult
     static func run(_ command: [String]) throws -> String {

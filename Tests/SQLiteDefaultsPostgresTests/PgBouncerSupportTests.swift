@@ -15,11 +15,12 @@ struct PgBouncerSupportTests {
     @Test("settings given at start hold after a restart")
     func settingsSurviveRestart() async throws {
         let server = try await PostgresServer.start(label: "settings", settings: ["wal_level": "logical"])
-        defer { server.remove() }
+        defer { server.remove() }  // on a failure path; else awaited at the end
         #expect(server.settings == ["wal_level": "logical"])
         #expect(try await server.psql("SHOW wal_level") == "logical")
         try await server.restart()
         #expect(try await server.psql("SHOW wal_level") == "logical", "\(server.logTail())")
+        await server.remove()
     }
 
     @Test("a setting name that is not one is refused before anything starts")
@@ -32,11 +33,11 @@ struct PgBouncerSupportTests {
     @Test("postgres-nio reaches the server through PgBouncer in transaction mode")
     func throughBouncer() async throws {
         let server = try await PostgresServer.start(label: "relayed", settings: ["wal_level": "logical"])
-        defer { server.remove() }
+        defer { server.remove() }  // on a failure path; else awaited at the end
         try await server.createUser("fleet", password: "secret")
         try await server.createDatabase("prefs", owner: "fleet")
         let bouncer = try await PgBouncer.start(inFrontOf: server, database: "prefs", user: "fleet", password: "secret")
-        defer { bouncer.remove() }
+        defer { bouncer.remove() }  // on a failure path; else awaited at the end
         #expect(bouncer.isRunning)
         #expect(bouncer.url() == "postgres://fleet:secret@127.0.0.1:\(bouncer.port)/prefs")
 
@@ -86,8 +87,9 @@ struct PgBouncerSupportTests {
             let refused = try await PostgresConnection.connect(configuration: configuration, id: 3, logger: logger)
             try await refused.close()
         }
-        bouncer.remove()
+        await bouncer.remove()
         #expect(!FileManager.default.fileExists(atPath: bouncer.directory))
+        await server.remove()
     }
 }
 #endif

@@ -28,11 +28,11 @@ struct SyncCommandTests {
         }
     }
 
-    static func freePort() throws -> Int {
+    static func freePort() async throws -> Int {
         // A port that was free a moment ago and that nothing listens on.
-        let server = try PostgresServer.start()
+        let server = try await PostgresServer.start()
         let port = server.port
-        server.remove()
+        await server.remove()
         return port
     }
 
@@ -73,7 +73,7 @@ struct SyncCommandTests {
     @Test("a refused port: one line, retries until the server is there, exit 0 on SIGTERM")
     func refusedPort() async throws {
         let directory = try TemporaryDirectory()
-        let port = try Self.freePort()
+        let port = try await Self.freePort()
         let sidecar = try Sidecar(database: directory.database,
                                   arguments: ["--postgres", "postgres://postgres@127.0.0.1:\(port)/postgres"])
         #expect(await sidecar.errors.waitAsync(timeout: .seconds(60)) { $0.contains { $0.contains("retrying") } })
@@ -93,7 +93,7 @@ struct SyncCommandTests {
     func moreSidecarsThanSlots() async throws {
         // 8 connections, 3 of them the superuser's: 5 for the fleet's role, 8 sidecars.
         let server = try await PostgresServer.start(maxConnections: 8)
-        defer { server.remove() }
+        defer { server.remove() }  // on a failure path; else awaited at the end
         try await server.createUser("fleet", password: "secret")
         try await server.createDatabase("fleet", owner: "fleet")
         let directory = try TemporaryDirectory()
@@ -140,6 +140,7 @@ struct SyncCommandTests {
         }
         try writer.close()
         try pausedStore.close()
+        await server.remove()
     }
 
     @Test("a bad URL, bad credentials, a missing database, a table of another shape, a bad table name: one line, exit 1")

@@ -13,6 +13,8 @@ import Testing
 struct CrashLoopTests {
     @Test(.timeLimit(.minutes(10)))
     func killedWritersLoseNoAcknowledgedWrite() async throws {
+        // The loop's blocking waits (for lines, for the killed writer's exit, for the shell)
+        // hold this thread of its own, not one of the cooperative pool.
         try await onOwnThread { try crashLoop() }
     }
 

@@ -232,7 +232,7 @@ struct DecoderFuzzTests {
                 typedProbes.indices.map { "('fuzz.\(cell).\($0)', \(raw.literal))" }
             }
             let snapshotSQL = "SELECT key || '|' || typeof(value) || '|' || hex(value) FROM defaults ORDER BY key;"
-            let before = try sqlite3(directory.database, "DELETE FROM defaults; INSERT INTO defaults(key, value) VALUES \(inserts.joined(separator: ","));\n" + snapshotSQL)
+            let before = try await sqlite3(directory.database, "DELETE FROM defaults; INSERT INTO defaults(key, value) VALUES \(inserts.joined(separator: ","));\n" + snapshotSQL)
             let store = try DefaultsStore(path: directory.database, configuration: quietConfiguration())
             var problems: [String] = []
             for (cell, raw) in cells.enumerated() {
@@ -242,7 +242,7 @@ struct DecoderFuzzTests {
             }
             tried.append(names.count)
             #expect(problems.isEmpty, "\(problems.prefix(10))")
-            #expect(try sqlite3(directory.database, snapshotSQL) == before, "a read or a refused modify changed a row")
+            #expect(try await sqlite3(directory.database, snapshotSQL) == before, "a read or a refused modify changed a row")
         }
         reportFigure("decoder fuzzing (raw SQL): \(tried.all.reduce(0, +)) rows read under \(typedProbes.count) types")
     }

@@ -8,37 +8,46 @@ import Testing
 /// 1 MiB tmpfs (ENOSPC). Every write API reports `.diskFull`; nothing acknowledged is lost.
 @Suite("Disk full", .requiresSQLiteShell)
 struct DiskFullTests {
-    @Test func aFullDiskIsANamedErrorAndLosesNothing() throws {
+    @Test func aFullDiskIsANamedErrorAndLosesNothing() async throws {
         let directory = try TemporaryDirectory()
         do {
             let store = try DefaultsStore(path: directory.database)
-            try store.set("kept", for: DefaultsKey<String>("before", default: ""))
+            try await store.set("kept", for: DefaultsKey<String>("before", default: ""))
         }
-        let written = try checkDiskFullRun(directory.database, limit: 256 * 1024, expectSpaceAgain: true)
+        let written = try await checkDiskFullRun(directory.database, limit: 256 * 1024, expectSpaceAgain: true)
         reportFigure("disk full (RLIMIT_FSIZE): \(written) writes of 8 KiB fit under 256 KiB; set, transaction (at COMMIT and spilled), modify and subscript all reported diskFull")
     }
 
     /// A file system that is really full (a 1 MiB tmpfs): ENOSPC, which SQLite reports as
     /// SQLITE_FULL. Runs where the test may mount (root with CAP_SYS_ADMIN, as in CI).
     @Test(.enabled(if: TmpfsMount.isPossible, "needs root allowed to mount a tmpfs"))
-    func aReallyFullFileSystemIsANamedErrorAndLosesNothing() throws {
+    func aReallyFullFileSystemIsANamedErrorAndLosesNothing() async throws {
         let directory = try TemporaryDirectory()
         let mountPoint = directory.path + "/small"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        try #require(try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]).status == 0)
-        defer { _ = try? runProcess("/bin/umount", ["-l", mountPoint]); _ = directory }
+        try #require(try await runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]).status == 0)
         let database = mountPoint + "/defaults.sqlite"
+        let written: Int
         do {
-            let store = try DefaultsStore(path: database)
-            try store.set("kept", for: DefaultsKey<String>("before", default: ""))
+            do {
+                let store = try DefaultsStore(path: database)
+                try await store.set("kept", for: DefaultsKey<String>("before", default: ""))
+            }
+            written = try await checkDiskFullRun(database, limit: 1 << 40, expectSpaceAgain: false)
+        } catch {
+            // Unmounted on both paths, not in a defer: a defer cannot await the umount.
+            _ = try? await runProcess("/bin/umount", ["-l", mountPoint])
+            _ = directory
+            throw error
         }
-        let written = try checkDiskFullRun(database, limit: 1 << 40, expectSpaceAgain: false)
+        _ = try? await runProcess("/bin/umount", ["-l", mountPoint])
+        _ = directory
         reportFigure("disk full (1 MiB tmpfs): \(written) writes of 8 KiB fit; every write API reported diskFull")
     }
 
-    @Test func creatingADatabaseOnAFullDiskIsANamedError() throws {
+    @Test func creatingADatabaseOnAFullDiskIsANamedError() async throws {
         let directory = try TemporaryDirectory()
-        let result = try runReliabilityHelper("disk-full-open", directory.database)
+        let result = try await runReliabilityHelper("disk-full-open", directory.database)
         #expect(result.status == 0, "the process crashed or failed: \(result.error)")
         #expect(result.output.hasPrefix("open diskFull"), "\(result.output)")
     }
@@ -46,8 +55,8 @@ struct DiskFullTests {
 
 /// Runs the helper's disk-full job on `database` and checks what it reported and what the
 /// file holds afterwards; returns how many writes fitted.
-private func checkDiskFullRun(_ database: String, limit: UInt64, expectSpaceAgain: Bool) throws -> Int {
-    let result = try runReliabilityHelper("disk-full", database, "\(limit)")
+private func checkDiskFullRun(_ database: String, limit: UInt64, expectSpaceAgain: Bool) async throws -> Int {
+    let result = try await runReliabilityHelper("disk-full", database, "\(limit)")
     #expect(result.status == 0, "the writer crashed or failed: \(result.error)")
     var lines: [String: String] = [:]
     for line in result.output.split(separator: "\n") {
@@ -76,7 +85,7 @@ private func checkDiskFullRun(_ database: String, limit: UInt64, expectSpaceAgai
     }
 
     // The file is intact and holds everything acknowledged.
-    #expect(try sqlite3(database, "PRAGMA integrity_check") == "ok")
+    #expect(try await sqlite3(database, "PRAGMA integrity_check") == "ok")
     let store = try DefaultsStore(path: database, configuration: quietConfiguration())
     #expect(store[DefaultsKey<String>("before", default: "")] == "kept")
     for index in 0..<written {
@@ -88,7 +97,9 @@ private func checkDiskFullRun(_ database: String, limit: UInt64, expectSpaceAgai
 }
 
 enum TmpfsMount {
-    /// Whether this process may mount a tmpfs (tried once, on a scratch directory).
+    /// Whether this process may mount a tmpfs (tried once, on a scratch directory). Its two
+    /// processes are waited for synchronously: the condition is evaluated once, while the
+    /// tests are planned, before any of them runs.
     static let isPossible: Bool = {
         guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/bin/mount"),
               let directory = try? TemporaryDirectory() else { return false }

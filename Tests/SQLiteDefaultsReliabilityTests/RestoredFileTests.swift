@@ -25,8 +25,8 @@ struct RestoredFileTests {
 
     /// A `sqlite3` shell that commits `sql` and then dies with SIGKILL, holding the file: its
     /// `-wal` (with the commit's frames) and `-shm` stay, as after any crash.
-    private func commitAndCrash(_ path: String, _ sql: String) throws {
-        _ = try? sqlite3(path, "PRAGMA wal_autocheckpoint = 0;\n" + sql + "\n.system kill -9 $PPID")
+    private func commitAndCrash(_ path: String, _ sql: String) async throws {
+        _ = try? await sqlite3(path, "PRAGMA wal_autocheckpoint = 0;\n" + sql + "\n.system kill -9 $PPID")
         try #require((fileBytes(path + "-wal")?.count ?? 0) > 32, "the crashed shell left no -wal")
     }
 
@@ -35,25 +35,25 @@ struct RestoredFileTests {
     }
 
     @Test("a backup moved over a crashed file opens as the backup, with the stale -wal kept aside")
-    func backupMovedOverCrashedFile() throws {
+    func backupMovedOverCrashedFile() async throws {
         let path = directory.database
         let backup = directory.path + "/backup.sqlite"
         try write(path, prefix: "a", count: 50)
         try FileManager.default.copyItem(atPath: path, toPath: backup)
         try write(path, prefix: "b", count: 300)
-        try commitAndCrash(path, "INSERT INTO defaults(key, value) VALUES ('k', 'changed');")
+        try await commitAndCrash(path, "INSERT INTO defaults(key, value) VALUES ('k', 'changed');")
         let staleWal = try #require(fileBytes(path + "-wal"))
         #expect(rename(backup, path) == 0)
 
         let store = try DefaultsStore(path: path, configuration: quietConfiguration())
-        #expect(try store.keys().count == 50, "the backup held 50 keys")
+        await #expect(try store.keys().count == 50, "the backup held 50 keys")
         #expect(store[key("k")] == nil, "a value the backup never had was read")
         #expect(store[key("b.0")] == nil)
         #expect(store.lastReportedError?.code == .walSetAside, "\(String(describing: store.lastReportedError))")
-        try store.set("after", for: key("after"))
+        try await store.set("after", for: key("after"))
         try store.close()
 
-        #expect(try sqlite3(path, "PRAGMA integrity_check") == "ok")
+        #expect(try await sqlite3(path, "PRAGMA integrity_check") == "ok")
         let kept = try setAsideFiles()
         try #require(kept.count == 1, "\(kept)")
         #expect(fileBytes(directory.path + "/" + kept[0]) == staleWal, "the stale -wal was not kept byte for byte")
@@ -62,7 +62,7 @@ struct RestoredFileTests {
     /// Opened through a symbolic link: the stale log beside the real file (where SQLite keeps
     /// it) is the one checked and set aside, and it stays beside the real file.
     @Test("a restore behind a symbolic link sets the stale -wal aside beside the real file")
-    func restoreBehindALink() throws {
+    func restoreBehindALink() async throws {
         let real = directory.path + "/real"
         try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
         let path = real + "/defaults.sqlite"
@@ -81,52 +81,52 @@ struct RestoredFileTests {
         try write(path, prefix: "a", count: 50)
         try FileManager.default.copyItem(atPath: path, toPath: backup)
         try write(link, prefix: "b", count: 300)
-        try commitAndCrash(path, "INSERT INTO defaults(key, value) VALUES ('k', 'changed');")
+        try await commitAndCrash(path, "INSERT INTO defaults(key, value) VALUES ('k', 'changed');")
         #expect(rename(backup, path) == 0)
 
         let store = try DefaultsStore(path: link, configuration: quietConfiguration())
-        #expect(try store.keys().count == 50)
+        await #expect(try store.keys().count == 50)
         #expect(store.lastReportedError?.code == .walSetAside)
         try store.close()
         let kept = try FileManager.default.contentsOfDirectory(atPath: real).filter { $0.contains("-wal.set-aside-") }
         #expect(kept.count == 1, "\(kept)")
-        #expect(try sqlite3(path, "PRAGMA integrity_check") == "ok")
+        #expect(try await sqlite3(path, "PRAGMA integrity_check") == "ok")
     }
 
     /// A larger log (pages of several tables) over an older backup: with it replayed,
     /// `integrity_check` fails; set aside, the file is sound.
     @Test("a large stale -wal over a backup is set aside; the file stays sound")
-    func largeStaleWal() throws {
+    func largeStaleWal() async throws {
         let path = directory.database
         let backup = directory.path + "/backup.sqlite"
         try write(path, prefix: "a", count: 200, length: 300)
         try FileManager.default.copyItem(atPath: path, toPath: backup)
         try write(path, prefix: "b", count: 200, length: 300)
         let updates = (0..<200).map { "UPDATE defaults SET value = 'changed \($0)' WHERE key = 'a.\($0)';" }.joined(separator: "\n")
-        try commitAndCrash(path, "BEGIN;\n" + updates + "\nDELETE FROM defaults WHERE key LIKE 'b.1%';\nCOMMIT;")
+        try await commitAndCrash(path, "BEGIN;\n" + updates + "\nDELETE FROM defaults WHERE key LIKE 'b.1%';\nCOMMIT;")
         #expect(rename(backup, path) == 0)
 
         let store = try DefaultsStore(path: path, configuration: quietConfiguration())
-        #expect(try store.keys().count == 200)
+        await #expect(try store.keys().count == 200)
         #expect(store[key("a.7")]?.hasPrefix("a 7 ") == true, "\(String(describing: store[key("a.7")]))")
         #expect(store.lastReportedError?.code == .walSetAside)
         try store.close()
-        #expect(try sqlite3(path, "PRAGMA integrity_check") == "ok")
+        #expect(try await sqlite3(path, "PRAGMA integrity_check") == "ok")
         #expect(try setAsideFiles().count == 1)
     }
 
     /// The control: the same crash without a restore. The log is the file's own, so its commit
     /// is replayed — an acknowledged write is never set aside.
     @Test("a crashed writer's own -wal is replayed, not set aside")
-    func ownWalIsReplayed() throws {
+    func ownWalIsReplayed() async throws {
         let path = directory.database
         try write(path, prefix: "a", count: 50)
         try write(path, prefix: "b", count: 300)
-        try commitAndCrash(path, "INSERT INTO defaults(key, value) VALUES ('k', 'changed');")
+        try await commitAndCrash(path, "INSERT INTO defaults(key, value) VALUES ('k', 'changed');")
 
         let store = try DefaultsStore(path: path, configuration: quietConfiguration())
         #expect(store[key("k")] == "changed")
-        #expect(try store.keys().count == 351)
+        await #expect(try store.keys().count == 351)
         #expect(store.lastReportedError == nil, "\(String(describing: store.lastReportedError))")
         try store.close()
         #expect(try setAsideFiles().isEmpty)
@@ -135,11 +135,11 @@ struct RestoredFileTests {
     /// Crash recovery of a file whose log grew it (page 1 in the log) and of one whose log
     /// only changed pages in place (no page 1): both replayed.
     @Test("own logs that grew the file or changed it in place are both replayed")
-    func ownWalShapes() throws {
+    func ownWalShapes() async throws {
         let path = directory.database
         try write(path, prefix: "a", count: 20)
         // In place: one short value updated, the file keeps its size.
-        try commitAndCrash(path, "UPDATE defaults SET value = 'in place' WHERE key = 'a.3';")
+        try await commitAndCrash(path, "UPDATE defaults SET value = 'in place' WHERE key = 'a.3';")
         do {
             let store = try DefaultsStore(path: path, configuration: quietConfiguration())
             #expect(store[key("a.3")] == "in place")
@@ -147,9 +147,9 @@ struct RestoredFileTests {
         }
         // Growing: 300 new long values.
         let inserts = (0..<300).map { "INSERT INTO defaults(key, value) VALUES ('g.\($0)', '\(String(repeating: "g", count: 200))');" }
-        try commitAndCrash(path, "BEGIN;\n" + inserts.joined(separator: "\n") + "\nCOMMIT;")
+        try await commitAndCrash(path, "BEGIN;\n" + inserts.joined(separator: "\n") + "\nCOMMIT;")
         let store = try DefaultsStore(path: path, configuration: quietConfiguration())
-        #expect(try store.keys().count == 320)
+        await #expect(try store.keys().count == 320)
         #expect(store.lastReportedError == nil)
         #expect(try setAsideFiles().isEmpty)
     }

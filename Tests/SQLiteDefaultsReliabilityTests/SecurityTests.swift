@@ -22,23 +22,23 @@ let hostileKeys: [String] = [
 
 @Suite("Security", .requiresSQLiteShell)
 struct SecurityTests {
-    @Test func hostileKeysAndValuesAreOnlyData() throws {
+    @Test func hostileKeysAndValuesAreOnlyData() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         let observed = Collected<String>()
         let token = store.observe { observed.append($0.key) }
         for (index, key) in hostileKeys.enumerated() {
-            try store.set(key, for: DefaultsKey<String>(key, default: ""))           // the value is SQL too
-            try store.modify(DefaultsKey<Int>(key + "#count", default: 0)) { $0 += index }
+            try await store.set(key, for: DefaultsKey<String>(key, default: ""))           // the value is SQL too
+            try await store.modify(DefaultsKey<Int>(key + "#count", default: 0)) { $0 += index }
         }
         let expected = Set(hostileKeys + hostileKeys.map { $0 + "#count" })
-        #expect(Set(try store.keys()) == expected)
-        #expect(try store.keys().count == expected.count)
+        await #expect(Set(try store.keys()) == expected)
+        await #expect(try store.keys().count == expected.count)
         for key in hostileKeys {
             #expect(store[DefaultsKey<String>(key, default: "missing")] == key)
             #expect(store.contains(DefaultsKey<String>(key, default: "")))
         }
-        #expect(observed.wait(count: expected.count))
+        #expect(await observed.waitAsync(count: expected.count))
         #expect(Set(observed.all) == expected)
 
         // A second store (no cache) and the sqlite3 shell see exactly these bytes, and the
@@ -47,25 +47,25 @@ struct SecurityTests {
         for key in hostileKeys {
             #expect(fresh[DefaultsKey<String>(key, default: "missing")] == key)
         }
-        let hexKeys = try sqlite3(directory.database, "SELECT hex(key) FROM defaults ORDER BY key")
+        let hexKeys = try await sqlite3(directory.database, "SELECT hex(key) FROM defaults ORDER BY key")
             .split(separator: "\n").map(String.init)
         #expect(Set(hexKeys) == Set(expected.map { hex(Array($0.utf8)).uppercased() }))
-        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults") == "\(expected.count)")
-        let schema = try sqlite3(directory.database, "SELECT type || ' ' || name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'sqlite_%'")
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults") == "\(expected.count)")
+        let schema = try await sqlite3(directory.database, "SELECT type || ' ' || name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE 'sqlite_%'")
             .split(separator: "\n").map(String.init)
         #expect(Set(schema).isSuperset(of: ["table defaults", "table defaults_changes", "trigger defaults_log_insert",
                                             "trigger defaults_log_update", "trigger defaults_log_delete"]), "\(schema)")
         #expect(schema.allSatisfy { $0.contains(" defaults") }, "\(schema)")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/pwned.sqlite"))
 
-        for key in hostileKeys { try store.remove(DefaultsKey<String>(key, default: "")) }
-        #expect(Set(try store.keys()) == Set(hostileKeys.map { $0 + "#count" }))
+        for key in hostileKeys { try await store.remove(DefaultsKey<String>(key, default: "")) }
+        await #expect(Set(try store.keys()) == Set(hostileKeys.map { $0 + "#count" }))
         _ = token
     }
 
     /// Keys written with raw SQL by another client (quotes escaped the SQL way) reach
     /// observers under exactly their names.
-    @Test func hostileKeysFromTheShellAreObservedByName() throws {
+    @Test func hostileKeysFromTheShellAreObservedByName() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         let keys = hostileKeys.filter { !$0.contains("\u{0}") && !$0.contains("\r") && $0.count < 500 }  // the shell strips CR from its input
@@ -74,8 +74,8 @@ struct SecurityTests {
             store.observe(DefaultsKey<String>(key, default: "")) { change in observed.append(change.key + "=" + change.newValue) }
         }
         let values = keys.map { "('\($0.replacingOccurrences(of: "'", with: "''"))', 'v')" }
-        try sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES \(values.joined(separator: ","));")
-        #expect(observed.wait(count: keys.count))
+        try await sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES \(values.joined(separator: ","));")
+        #expect(await observed.waitAsync(count: keys.count))
         let missing = Set(keys.map { $0 + "=v" }).subtracting(observed.all)
         #expect(missing.isEmpty, "not observed: \(missing.map { $0.debugDescription })")
         #expect(observed.count == keys.count, "\(observed.all)")
@@ -105,13 +105,13 @@ struct SecurityTests {
 
     /// The database, -wal and -shm are 0600 and created directories 0700, even when the
     /// process umask would allow everyone everything.
-    @Test func filesArePrivateEvenUnderUmaskZero() throws {
+    @Test func filesArePrivateEvenUnderUmaskZero() async throws {
         let directory = try TemporaryDirectory()
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = directory.path + "/config"
         let child = try HelperProcess(builtExecutable("ReliabilityHelper"), ["standard", "privateapp"], environment: environment)
         defer { child.kill() }
-        let path = try #require(child.waitForLine { $0.hasSuffix("defaults.sqlite") }, "\(child.errorOutput)")
+        let path = try #require(await child.waitForLine { $0.hasSuffix("defaults.sqlite") }, "\(child.errorOutput)")
         #expect(path == directory.path + "/config/privateapp/defaults.sqlite")
         for file in [path, path + "-wal", path + "-shm"] {
             #expect(try permissions(file) == 0o600, "\(file)")
@@ -119,7 +119,7 @@ struct SecurityTests {
         #expect(try permissions(directory.path + "/config/privateapp") == 0o700)
         #expect(try permissions(directory.path + "/config") == 0o700)
         child.send("quit")
-        child.waitForExit()
+        await child.waitForExit()
     }
 
     @Test(arguments: ["/", "a/b", "../x", "..", ".", "x/../y", "/etc/passwd", "../../../../tmp/evil", "a/", "..\u{0}", "app\u{0}/../x"])
@@ -141,13 +141,13 @@ struct SecurityTests {
     /// relative path that SQLite would read as `file:` URI (this system's SQLite is built
     /// with SQLITE_USE_URI) or as ":memory:" must still be that file in the current directory.
     @Test(arguments: ["file:prefs.sqlite", "file:prefs.sqlite?mode=memory", "file:prefs.sqlite?nolock=1", ":memory:", "file::memory:"])
-    func relativePathsAreFilesNotURIs(path: String) throws {
+    func relativePathsAreFilesNotURIs(path: String) async throws {
         let directory = try TemporaryDirectory()
         let child = try HelperProcess(builtExecutable("ReliabilityHelper"), ["open-relative", path], directory: directory.path)
-        #expect(child.waitForExit())
+        #expect(await child.waitForExit())
         #expect(child.terminationStatus == 0, "\(child.errorOutput)")
         let file = directory.path + "/" + path
         #expect(FileManager.default.fileExists(atPath: file))
-        #expect(try sqlite3(file, "SELECT value FROM defaults WHERE key = 'where'") == "on disk", "the value did not reach the file named \(path)")
+        #expect(try await sqlite3(file, "SELECT value FROM defaults WHERE key = 'where'") == "on disk", "the value did not reach the file named \(path)")
     }
 }

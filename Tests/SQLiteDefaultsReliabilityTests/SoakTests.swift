@@ -13,6 +13,8 @@ import Testing
 struct SoakTests {
     @Test(.timeLimit(.minutes(30)))
     func fourWritersTwoObserversLoseNothing() async throws {
+        // The soak's blocking waits (for lines, for exits, for the shell) hold this thread of
+        // its own for the minutes it runs, not one of the cooperative pool.
         try await onOwnThread { try soak() }
     }
 
@@ -166,7 +168,7 @@ struct SoakTests {
         let keys = Set(rows.keys).union((0..<3).map { "thread.shared.\($0)" })
         for (index, last) in heard.enumerated() {
             var mismatches: [String] = []
-            let converged = last.wait { values in
+            let converged = await last.waitAsync { values in
                 mismatches = keys.filter { values[$0, default: "nil"] != rows[$0, default: "nil"] }.sorted()
                 return mismatches.isEmpty && values["thread.ghost"] == nil
             }
@@ -211,8 +213,9 @@ final class LastValues: Sendable {
 
     func record(_ key: String, _ value: String) { values.withLock { $0[key] = value } }
 
-    /// Waits (politely, with a deadline) until `condition` holds for the values heard.
-    func wait(timeout: Duration = .seconds(20), until condition: ([String: String]) -> Bool) -> Bool {
-        waitBlocking(timeout: timeout) { condition(values.withLock { $0 }) }
+    /// Waits, suspended (no pool thread held), until `condition` holds for the values heard
+    /// or `timeout` passes; returns whether it held.
+    func waitAsync(timeout: Duration = .seconds(20), until condition: ([String: String]) -> Bool) async -> Bool {
+        await waitUntil(timeout: timeout) { condition(values.withLock { $0 }) }
     }
 }

@@ -5,10 +5,16 @@ import SQLiteDefaults
 
 // MARK: - Reliability suite support
 
-/// Runs the reliability helper executable to completion.
+/// Runs the reliability helper executable to completion (blocking: for `onOwnThread { }` bodies).
 @discardableResult
 func runReliabilityHelper(_ arguments: String...) throws -> ProcessResult {
     try runProcess(builtExecutable("ReliabilityHelper"), arguments)
+}
+
+/// Runs the reliability helper executable to completion, suspending meanwhile.
+@discardableResult
+func runReliabilityHelper(_ arguments: String...) async throws -> ProcessResult {
+    try await runProcess(builtExecutable("ReliabilityHelper"), arguments)
 }
 
 /// A number from the environment (for longer local runs), or `fallback`.
@@ -38,10 +44,18 @@ final class HelperProcess: Sendable {
     }
 
     /// Waits for a stdout line matching `predicate` (among all lines so far); returns it, or nil
-    /// when the deadline passes or the child ends without printing one.
+    /// when the deadline passes or the child ends without printing one. Blocks its thread: for
+    /// `onOwnThread { }` bodies; async code gets the overload below.
     func waitForLine(timeout: Duration = .seconds(30), where predicate: @escaping (String) -> Bool) -> String? {
         let child = self.child
         lines.wait(timeout: timeout) { $0.contains(where: predicate) || child.isFinished }
+        return lines.all.first(where: predicate)
+    }
+
+    /// ``waitForLine(timeout:where:)``, suspending instead of holding a thread of the pool.
+    func waitForLine(timeout: Duration = .seconds(30), where predicate: @escaping (String) -> Bool) async -> String? {
+        let child = self.child
+        _ = await lines.waitAsync(timeout: timeout) { $0.contains(where: predicate) || child.isFinished }
         return lines.all.first(where: predicate)
     }
 
@@ -61,10 +75,18 @@ final class HelperProcess: Sendable {
     }
 
     /// Waits for the process to end and its output to be read; returns false on timeout (the
-    /// child is then killed).
+    /// child is then killed). Blocks its thread: for `onOwnThread { }` bodies.
     @discardableResult
     func waitForExit(timeout: Duration = .seconds(60)) -> Bool {
         guard let ended = child.waitBlocking(timeout: timeout) else { return false }
+        outcome.withLock { $0 = ended }
+        return true
+    }
+
+    /// ``waitForExit(timeout:)``, suspending instead of holding a thread of the pool.
+    @discardableResult
+    func waitForExit(timeout: Duration = .seconds(60)) async -> Bool {
+        guard let ended = await child.wait(timeout: timeout) else { return false }
         outcome.withLock { $0 = ended }
         return true
     }

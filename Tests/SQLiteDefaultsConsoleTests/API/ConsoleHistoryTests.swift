@@ -46,7 +46,7 @@ struct ConsoleHistoryTests {
         #expect(writer["kind"] as? String == "library" && writer["pid"] as? Int == Int(getpid()))
 
         // The same objects as `prefs history KEY --json` prints, by the same encoder.
-        let cli = try runProcess(ServeProcess.executable, ["--db", fixture.path, "history", "timeout", "--json"])
+        let cli = try await runProcess(ServeProcess.executable, ["--db", fixture.path, "history", "timeout", "--json"])
         #expect(cli.status == 0, "\(cli.error)")
         let printed = try JSONSerialization.jsonObject(with: Data(cli.output.utf8))
         #expect(try Self.canonical(entries) == Self.canonical(printed))

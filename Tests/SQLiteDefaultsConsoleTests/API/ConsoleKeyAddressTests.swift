@@ -61,9 +61,9 @@ struct ConsoleKeyAddressTests {
     func invalidUTF8Key(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
         try await fixture.store.set(.text("seed"), for: DefaultsKey<SQLiteValue?>("seed"))
-        try sqlite3(fixture.path, "INSERT INTO defaults(key, value) VALUES (CAST(x'ff6b6579' AS TEXT), 'v')")
+        try await sqlite3(fixture.path, "INSERT INTO defaults(key, value) VALUES (CAST(x'ff6b6579' AS TEXT), 'v')")
         let path = fixture.path
-        let count: @Sendable () throws -> String = { try sqlite3(path, "SELECT count(*) FROM defaults WHERE key = CAST(x'ff6b6579' AS TEXT)") }
+        let count: @Sendable () async throws -> String = { try await sqlite3(path, "SELECT count(*) FROM defaults WHERE key = CAST(x'ff6b6579' AS TEXT)") }
         try await fixture.test(.router) { client in
             let listed = try await client.execute(uri: "/api/keys", method: .get) { response in
                 let keys = try #require((parsedJSON(response.body) as? [String: Any])?["keys"] as? [[String: Any]])
@@ -75,10 +75,10 @@ struct ConsoleKeyAddressTests {
                 #expect(response.status == .ok, "\(response.body.text)")
                 #expect((parsedJSON(response.body) as? [String: Any])?["keyHex"] as? String == "ff6b6579")
             }
-            #expect(try sqlite3(fixture.path, "SELECT value FROM defaults WHERE key = CAST(x'ff6b6579' AS TEXT)") == "edited")
-            #expect(try sqlite3(fixture.path, "SELECT count(*) FROM defaults") == "2", "no second key")
+            #expect(try await sqlite3(fixture.path, "SELECT value FROM defaults WHERE key = CAST(x'ff6b6579' AS TEXT)") == "edited")
+            #expect(try await sqlite3(fixture.path, "SELECT count(*) FROM defaults") == "2", "no second key")
             try await client.execute(uri: uri, method: .delete) { #expect($0.status == .noContent) }
-            #expect(try count() == "0")
+            #expect(try await count() == "0")
             // Gone: neither a DELETE nor a PUT says it changed anything, and nothing is created.
             try await client.execute(uri: uri, method: .delete) { #expect($0.status == .notFound) }
             try await client.execute(uri: uri, method: .put, headers: jsonHeaders(), body: ByteBuffer(string: #"{"value": "again"}"#)) {
@@ -86,7 +86,7 @@ struct ConsoleKeyAddressTests {
             }
             try await client.execute(uri: "/api/keys?keyHex=ff6b6579", method: .delete) { #expect($0.status == .notFound) }
         }
-        #expect(try count() == "0")
+        #expect(try await count() == "0")
         #expect(try await fixture.store.keys() == ["seed"])
     }
 

@@ -127,7 +127,7 @@ struct ConsoleKeysPagingTests {
     func keyNotValidUTF8(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
         for key in ["a", "b", "\u{FFFD}"] { try await fixture.store.set(.integer(1), for: DefaultsKey<SQLiteValue?>(key)) }
-        try sqlite3(fixture.path, "INSERT INTO defaults(key, value) VALUES (CAST(x'61ff' AS TEXT), 'v'), (CAST(x'ff6b6579' AS TEXT), 'w')")
+        try await sqlite3(fixture.path, "INSERT INTO defaults(key, value) VALUES (CAST(x'61ff' AS TEXT), 'v'), (CAST(x'ff6b6579' AS TEXT), 'w')")
         try await fixture.test(.router) { client in
             let all = try await Self.page(client, "/api/keys")
             #expect(all.keys == ["a", #"a\x{FF}"#, "b", "\u{FFFD}", #"\x{FF}key"#])

@@ -23,9 +23,9 @@ struct ServeTeamTests {
         let directory = try TemporaryDirectory()
         let database = directory.path + "/defaults.sqlite"
         let file = directory.path + "/tokens"
-        let admin = try Tokens.add("carol", role: "admin", file: file)
-        let writer = try Tokens.add("alice", role: "write", file: file)
-        let reader = try Tokens.add("rita", role: "read", file: file)
+        let admin = try await Tokens.add("carol", role: "admin", file: file)
+        let writer = try await Tokens.add("alice", role: "write", file: file)
+        let reader = try await Tokens.add("rita", role: "read", file: file)
         do {
             let store = try DefaultsStore(path: database)
             try prepare(store)

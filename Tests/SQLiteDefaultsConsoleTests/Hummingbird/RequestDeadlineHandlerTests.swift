@@ -12,6 +12,7 @@ import Testing
 struct RequestDeadlineHandlerTests {
     static func channel() throws -> EmbeddedChannel {
         let channel = EmbeddedChannel(handler: RequestDeadlineHandler(bodyTimeout: .seconds(15), writeTimeout: .seconds(15)))
+        // An embedded channel's connect completes at once: this `wait()` never blocks.
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8765)).wait()
         return channel
     }

@@ -143,6 +143,7 @@ extension FaultTests {
                     let key = DefaultsKey<Int>("other.\(nth)", default: 0)
                     try writer.set(nth, for: key)
                     faultvfs_suspend(0)
+                    // A blocking wait: this runs on a thread of its own (onOwnThread), not the pool.
                     let arrived = heard.wait(timeout: .seconds(10)) { $0.contains { $0.key == key.name } }
                     injected += faultvfs_failures()
                     faultvfs_disarm()
@@ -345,6 +346,7 @@ private func runFaulted(_ fault: FaultTests.IOErrorTests.Fault, nth: Int?, start
         } catch {
             fail("a write after the fault cleared failed: \(error)")
         }
+        // Blocking waits: every run is made from injectEach, on a thread of its own (onOwnThread).
         _ = heard.wait(timeout: .seconds(10)) { $0.contains { $0.key == marker.name } }
         _ = twinHeard.wait(timeout: .seconds(10)) { $0.contains { $0.key == marker.name } }
         let mine = heard.all.map { "\($0.key)=\(String(describing: $0.newValue))" }

@@ -21,7 +21,7 @@ struct EdgeTrackingTests {
         do { _ = try DefaultsStore(path: real) }  // the real file, with its schema
         try FileManager.default.createDirectory(atPath: linkDirectory, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
-        try await onOwnThread { try expectPromptDelivery(observing: link, writingThrough: real) }
+        try await expectPromptDelivery(observing: link, writingThrough: real)
     }
 
     @Test("a database under a symbolically linked directory hears another process's writes through the file watch, not the safety poll")
@@ -30,14 +30,14 @@ struct EdgeTrackingTests {
         try FileManager.default.createDirectory(atPath: realDirectory, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: linkedDirectory, withDestinationPath: realDirectory)
         let viaLink = linkedDirectory + "/defaults.sqlite", real = realDirectory + "/defaults.sqlite"
-        try await onOwnThread { try expectPromptDelivery(observing: viaLink, writingThrough: real) }
+        try await expectPromptDelivery(observing: viaLink, writingThrough: real)
     }
 
     /// Another process sets 1…8 through `real`, 250 ms apart (pacing: a watch that missed the
     /// first write gets seven more chances to show it, each a separate commit); a store opened at
     /// `observed` whose safety poll is an hour away hears the last one, which only a watch on
     /// the real file can deliver. (A watch on the link alone would leave them to the safety poll.)
-    private func expectPromptDelivery(observing observed: String, writingThrough real: String) throws {
+    private func expectPromptDelivery(observing observed: String, writingThrough real: String) async throws {
         var configuration = DefaultsStore.Configuration()
         configuration.externalChangeDetection = .automatic(safetyPollInterval: .seconds(3_600))
         let store = try DefaultsStore(path: observed, configuration: configuration)
@@ -45,9 +45,9 @@ struct EdgeTrackingTests {
         let arrivals = Collected<Int>()
         let token = store.observe(key) { arrivals.append($0.newValue) }
         let writes = 8
-        let result = try runHelper("write-spaced", real, "tick", "\(writes)", "250")
+        let result = try await runHelper("write-spaced", real, "tick", "\(writes)", "250")
         try #require(result.status == 0, "writer failed: \(result.error)")
-        #expect(arrivals.wait(timeout: .seconds(30)) { $0.contains(writes) },
+        #expect(await arrivals.waitAsync(timeout: .seconds(30)) { $0.contains(writes) },
                 "the last write never arrived through the link (heard \(arrivals.all))")
         #expect(store[key] == writes)
         withExtendedLifetime(token) {}
@@ -56,13 +56,13 @@ struct EdgeTrackingTests {
     // MARK: Values SQLite cannot hold
 
     @Test("NaN is refused with .encodingFailed (Double, Float) and nothing is written; inside JSON it round-trips")
-    func nanIsRefused() throws {
+    func nanIsRefused() async throws {
         let store = try DefaultsStore(path: directory.database)
         let double = DefaultsKey<Double>("double", default: 1)
         let float = DefaultsKey<Float>("float", default: 1)
         let doubles = DefaultsKey<[Double]>("doubles", default: [])
         let kept = DefaultsKey<Double>("kept", default: 0)
-        try store.set(2.5, for: kept)
+        try await store.set(2.5, for: kept)
 
         func expectRefused(_ what: String, _ body: () throws -> Void) {
             let error = #expect(throws: DefaultsError.self, "\(what) was accepted") { try body() }
@@ -74,9 +74,9 @@ struct EdgeTrackingTests {
         expectRefused("Float.nan") { try store.set(Float.nan, for: float) }
         // Inside JSON a NaN is the string "NaN" (the JSON coder's non-conforming float
         // strategy): SQLite holds that text, so it round-trips rather than being refused.
-        try store.set([1, .nan], for: doubles)
+        try await store.set([1, .nan], for: doubles)
         #expect(try store.value(for: doubles).last?.isNaN == true)
-        try store.remove(doubles)
+        try await store.remove(doubles)
         expectRefused("NaN over a stored value") { try store.set(Double.nan, for: kept) }
         expectRefused("NaN in a transaction") { try store.transaction { tx in try tx.set(Double.nan, for: double) } }
         expectRefused("NaN in modify") { try store.modify(kept) { $0 = .nan } }
@@ -89,7 +89,7 @@ struct EdgeTrackingTests {
         #expect(store[double] == 1)
         #expect(store[float] == 1)
         #expect(try store.value(for: kept) == 2.5)
-        #expect(try sqlite3(directory.database, "SELECT group_concat(key || ':' || typeof(value)) FROM defaults") == "kept:real")
+        #expect(try await sqlite3(directory.database, "SELECT group_concat(key || ':' || typeof(value)) FROM defaults") == "kept:real")
         // Another store reads the same: nothing half-written.
         let other = try DefaultsStore(path: directory.database)
         #expect(try other.value(for: kept) == 2.5)
@@ -117,25 +117,25 @@ struct EdgeTrackingTests {
     }
 
     @Test("-0.0 written over 0.0 is stored and notifies a local observer and another store")
-    func negativeZeroOverZeroNotifies() throws {
+    func negativeZeroOverZeroNotifies() async throws {
         let store = try DefaultsStore(path: directory.database)
         let other = try DefaultsStore(path: directory.database)
         let key = DefaultsKey<Double>("zero", default: 1)
-        try store.set(0.0, for: key)
+        try await store.set(0.0, for: key)
         #expect(other[key] == 0)  // cached in the other store
         let local = Collected<FloatingPointSign>(), external = Collected<FloatingPointSign>()
         let tokens = [store.observe(key) { local.append($0.newValue.sign) }, other.observe(key) { external.append($0.newValue.sign) }]
-        try store.set(-0.0, for: key)
-        #expect(local.wait(count: 1))
-        #expect(external.wait(count: 1, timeout: .seconds(15)), "the other store never heard -0.0 over 0.0")
+        try await store.set(-0.0, for: key)
+        #expect(await local.waitAsync(count: 1))
+        #expect(await external.waitAsync(count: 1, timeout: .seconds(15)), "the other store never heard -0.0 over 0.0")
         #expect(local.all == [.minus])
         #expect(external.all == [.minus])
         #expect(other[key].sign == .minus)
         #expect(try other.value(for: key).sign == .minus)
         // And back: 0.0 over -0.0.
-        try store.set(0.0, for: key)
-        #expect(local.wait(count: 2))
-        #expect(external.wait(count: 2, timeout: .seconds(15)))
+        try await store.set(0.0, for: key)
+        #expect(await local.waitAsync(count: 2))
+        #expect(await external.waitAsync(count: 2, timeout: .seconds(15)))
         #expect(local.all == [.minus, .plus])
         #expect(external.all == [.minus, .plus])
         #expect(other[key].sign == .plus)
@@ -161,10 +161,10 @@ struct EdgeTrackingTests {
         try await store.set("two", for: keys[1])
         try await store.set("same", for: keys[3])
         #expect(await all.waitAsync { $0.count >= 3 })
-        try sqlite3(database, ".backup '\(backup)'")
+        try await sqlite3(database, ".backup '\(backup)'")
 
         // Another process changes k1, removes k2, adds k3.
-        try sqlite3(database, """
+        try await sqlite3(database, """
             UPDATE defaults SET value = 'one-changed' WHERE key = 'k1';
             DELETE FROM defaults WHERE key = 'k2';
             INSERT INTO defaults(key, value) VALUES ('k3', 'three');
@@ -175,7 +175,7 @@ struct EdgeTrackingTests {
         let marks = (all: all.count, streamed: streamed.count,
                      perKey: perKey.mapValues(\.count))
 
-        try sqlite3(database, ".restore '\(backup)'")
+        try await sqlite3(database, ".restore '\(backup)'")
         let k1Restored = await perKey["k1"]!.waitAsync { $0.last == "one" }
         let k2Restored = await perKey["k2"]!.waitAsync { $0.last == "two" }
         let k3Restored = await perKey["k3"]!.waitAsync { $0.last == "none" }
@@ -188,13 +188,13 @@ struct EdgeTrackingTests {
         #expect(store[keys[3]] == "same")
 
         // A later write by another process is heard (the log's sequence went backwards).
-        try sqlite3(database, "UPDATE defaults SET value = 'later' WHERE key = 'k1'")
+        try await sqlite3(database, "UPDATE defaults SET value = 'later' WHERE key = 'k1'")
         #expect(await perKey["k1"]!.waitAsync { $0.last == "later" }, "a write after the restore was not heard: \(perKey["k1"]!.all)")
         #expect(await all.waitAsync { $0.last?.key == "k1" && $0.last?.newValue == .text("later") })
         #expect(await streamed.waitAsync { $0.last?.key == "k1" && $0.last?.newValue == .text("later") })
         // The barrier: a marker from the same writer, after everything that must not be announced
         // twice. Changes arrive in commit order, so once it is heard, any duplicate would be too.
-        try sqlite3(database, "INSERT INTO defaults(key, value) VALUES ('marker', 'm')")
+        try await sqlite3(database, "INSERT INTO defaults(key, value) VALUES ('marker', 'm')")
         #expect(await all.waitAsync { $0.contains { $0.key == "marker" } })
         #expect(await streamed.waitAsync { $0.contains { $0.key == "marker" } })
         #expect(store[keys[0]] == "later")
@@ -238,25 +238,25 @@ struct EdgeTrackingTests {
         let pid = try #require(await child.value(after: "pid ").flatMap { Int32($0) }, "helper: \(child.errors)")
         #expect(await child.line { $0 == "ready" } != nil)
         // The child hears a write while it runs.
-        try sqlite3(database, "INSERT INTO defaults(key, value) VALUES ('pre', 'heard')")
+        try await sqlite3(database, "INSERT INTO defaults(key, value) VALUES ('pre', 'heard')")
         #expect(await child.line { $0.hasPrefix("all pre ") } != nil, "the child heard nothing before the stop: \(child.errors)")
         #expect(await child.line { $0.hasPrefix("changes pre ") } != nil)
         let before = child.lines.count
 
         child.send(SIGSTOP)
         try await eventually("the child stopped") { isStopped(pid) }
-        let stoppedAt = Int(try sqlite3(database, "SELECT max(seq) FROM defaults_changes")) ?? -1
+        let stoppedAt = Int(try await sqlite3(database, "SELECT max(seq) FROM defaults_changes")) ?? -1
         // Changed and changed back inside the gap: the value is what the child last saw.
-        try sqlite3(database, "UPDATE defaults SET value = 'y' WHERE key = 'back'")
-        try sqlite3(database, "UPDATE defaults SET value = 'x' WHERE key = 'back'")
+        try await sqlite3(database, "UPDATE defaults SET value = 'y' WHERE key = 'back'")
+        try await sqlite3(database, "UPDATE defaults SET value = 'x' WHERE key = 'back'")
         let commits = 12_000
-        let writer = try await onOwnThread { try runHelper("write-many", database, "\(commits)") }
+        let writer = try await runHelper("write-many", database, "\(commits)")
         try #require(writer.status == 0, "write-many failed: \(writer.error)")
-        let oldest = Int(try sqlite3(database, "SELECT min(seq) FROM defaults_changes")) ?? -1
+        let oldest = Int(try await sqlite3(database, "SELECT min(seq) FROM defaults_changes")) ?? -1
         #expect(oldest > stoppedAt + 2, "the log was not pruned past the child's position (oldest \(oldest), child at \(stoppedAt)): no gap was made")
         child.send(SIGCONT)
 
-        try sqlite3(database, "INSERT INTO defaults(key, value) VALUES ('marker', 'm')")
+        try await sqlite3(database, "INSERT INTO defaults(key, value) VALUES ('marker', 'm')")
         #expect(await child.line(timeout: .seconds(60)) { $0.hasPrefix("all marker ") } != nil, "no marker: \(child.errors)")
         #expect(await child.line(timeout: .seconds(60)) { $0.hasPrefix("changes marker ") } != nil)
         // Both markers heard: the child announces in commit order, so everything before them is in.
@@ -297,23 +297,21 @@ struct EdgeTrackingTests {
         let small = DefaultsKey<String>("small", default: "")
         let (token, seen) = collect(store, small)
         // One process, two commits back to back: one check of this store is likely to meet both rows.
-        try sqlite3(directory.database, """
+        try await sqlite3(directory.database, """
             INSERT INTO defaults(key, value) VALUES ('big', replace(hex(zeroblob(500)), '0', 'b'));
             INSERT INTO defaults(key, value) VALUES ('small', 'x');
             """)
-        #expect(try sqlite3(directory.database, "SELECT length(value) FROM defaults WHERE key = 'big'") == "1000")
+        #expect(try await sqlite3(directory.database, "SELECT length(value) FROM defaults WHERE key = 'big'") == "1000")
         #expect(await seen.waitAsync { $0.map(\.value).contains("x") }, "the change after the unreadable row was never heard")
         #expect(store[small] == "x")
         let error = #expect(throws: DefaultsError.self) { try store.value(for: big) }
         #expect(error?.code == .valueTooLarge)
         // And the next check goes on as usual.
-        _ = try await onOwnThread { try runHelper("set-string", directory.database, "small", "y") }
+        _ = try await runHelper("set-string", directory.database, "small", "y")
         #expect(await seen.waitAsync { $0.map(\.value).contains("y") })
         // And a big row written by this library's own process path: still no block.
-        _ = try await onOwnThread {
-            try runHelper("set-string", directory.database, "big", String(repeating: "c", count: 1_000))
-            try runHelper("set-string", directory.database, "small", "z")
-        }
+        try await runHelper("set-string", directory.database, "big", String(repeating: "c", count: 1_000))
+        try await runHelper("set-string", directory.database, "small", "z")
         #expect(await seen.waitAsync { $0.map(\.value).contains("z") })
         #expect(seen.all.map(\.value) == ["x", "y", "z"])
         withExtendedLifetime(token) {}
@@ -330,14 +328,12 @@ struct EdgeTrackingTests {
         store[.count] = 1
         #expect(store[.name] == "mine")  // cached
         #expect(store[.count] == 1)
-        try await onOwnThread {
-            try runHelper("set-string", directory.database, "name", "theirs")
-            try runHelper("set-int", directory.database, "count", "2")
-        }
+        try await runHelper("set-string", directory.database, "name", "theirs")
+        try await runHelper("set-int", directory.database, "count", "2")
         #expect(store[.name] == "theirs", "a cached read returned a stale value")
         #expect(try store.value(for: .name) == "theirs")
         #expect(store[.count] == 2)
-        try sqlite3(directory.database, "DELETE FROM defaults WHERE key = 'name'")
+        try await sqlite3(directory.database, "DELETE FROM defaults WHERE key = 'name'")
         #expect(store[.name] == "Guest")
         #expect(!store.contains(.name))
         // And its own writes still read back.
@@ -354,11 +350,11 @@ struct EdgeTrackingTests {
         configuration.externalChangeDetection = .polling(interval: .milliseconds(50))
         let store = try DefaultsStore(path: directory.database, configuration: configuration)
         let (token, seen) = collect(store, .name)
-        _ = try await onOwnThread { try runHelper("set-string", directory.database, "name", "polled") }
+        _ = try await runHelper("set-string", directory.database, "name", "polled")
         #expect(await seen.waitAsync { $0.count >= 1 })
         #expect(seen.all == [Seen(value: "polled", origin: .external)])
         #expect(store[.name] == "polled")
-        try sqlite3(directory.database, "UPDATE defaults SET value = 'from shell' WHERE key = 'name'")
+        try await sqlite3(directory.database, "UPDATE defaults SET value = 'from shell' WHERE key = 'name'")
         #expect(await seen.waitAsync { $0.count >= 2 })
         #expect(seen.all.last == Seen(value: "from shell", origin: .external))
         withExtendedLifetime(token) {}

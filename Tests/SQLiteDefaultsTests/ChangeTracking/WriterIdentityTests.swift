@@ -24,39 +24,39 @@ struct WriterIdentityTests {
         #expect(entries.filter(\.isRemoved).map(\.key).sorted() == ["theme", "timeout"])
     }
 
-    @Test func anotherClientSeesTheBuiltInAndItsEntriesNameNoWriter() throws {
+    @Test func anotherClientSeesTheBuiltInAndItsEntriesNameNoWriter() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.set(5, for: timeout)
+        try await store.set(5, for: timeout)
         // The shell's sqlite_source_id() is SQLite's own (a date first), so its write is "sql",
         // and what it reads for the library's entry is the identity this process stored.
-        let output = try sqlite3(directory.database, """
+        let output = try await sqlite3(directory.database, """
             SELECT unicode(sqlite_source_id()) BETWEEN 48 AND 57;
             UPDATE defaults SET value = 6 WHERE key = 'timeout';
             SELECT writer_identity IS NULL FROM defaults_changes ORDER BY seq DESC LIMIT 1;
             SELECT json_extract(writer_identity, '$.pid') FROM defaults_changes ORDER BY seq LIMIT 1;
             """)
         #expect(output.split(separator: "\n") == ["1", "1", "\(getpid())"])
-        let entries = try store.history(for: timeout)
+        let entries = try await store.history(for: timeout)
         #expect(entries.map(\.value.written) == [6, 5])
         #expect(entries.map(\.writer.kind) == [.sql, .library])
     }
 
-    @Test func anIdentityWrittenByHandThatIsNotOneReadsAsSQL() throws {
+    @Test func anIdentityWrittenByHandThatIsNotOneReadsAsSQL() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.set(5, for: timeout)
-        try sqlite3(directory.database, "UPDATE defaults_changes SET writer_identity = '{not json'")
-        #expect(try store.history(for: timeout).first?.writer == DefaultsWriter(kind: .sql))
+        try await store.set(5, for: timeout)
+        try await sqlite3(directory.database, "UPDATE defaults_changes SET writer_identity = '{not json'")
+        await #expect(try store.history(for: timeout).first?.writer == DefaultsWriter(kind: .sql))
     }
 
     /// A file written by the previous version (schema 7): its entries were named by an UPDATE
     /// before each commit, and keep those names; a read-only store reads it as it is, and a
     /// writer migrates it and names its own entries the new way.
-    @Test func aSchema7FileKeepsItsWritersReadOnlyAndAfterTheMigration() throws {
+    @Test func aSchema7FileKeepsItsWritersReadOnlyAndAfterTheMigration() async throws {
         let directory = try TemporaryDirectory()
         let version7 = Migration.embedded.prefix { $0.version <= 7 }.map(\.sql).joined(separator: "\n")
-        try sqlite3(directory.database, version7 + """
+        try await sqlite3(directory.database, version7 + """
 
             PRAGMA user_version = 7;
             PRAGMA journal_mode = WAL;
@@ -69,19 +69,19 @@ struct WriterIdentityTests {
         readOnly.isReadOnly = true
         let reader = try DefaultsStore(path: directory.database, configuration: readOnly)
         let old = DefaultsWriter(kind: .library, pid: 4242, program: "old-app", user: "ops", host: "web-1")
-        #expect(try reader.history(for: timeout).map(\.writer) == [old])
-        #expect(try reader.history(for: theme).map(\.writer) == [DefaultsWriter(kind: .sql)])
-        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "7")
+        await #expect(try reader.history(for: timeout).map(\.writer) == [old])
+        await #expect(try reader.history(for: theme).map(\.writer) == [DefaultsWriter(kind: .sql)])
+        #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "7")
 
         let writer = try DefaultsStore(path: directory.database)
-        try writer.set(20, for: timeout)
-        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
-        #expect(try writer.history(for: timeout).map(\.writer) == [DefaultsWriter.current, old])
+        try await writer.set(20, for: timeout)
+        #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        await #expect(try writer.history(for: timeout).map(\.writer) == [DefaultsWriter.current, old])
         // The read-only store, opened before the migration, reads the new entries too.
-        #expect(try reader.history(for: timeout).map(\.writer) == [DefaultsWriter.current, old])
+        await #expect(try reader.history(for: timeout).map(\.writer) == [DefaultsWriter.current, old])
     }
 
-    @Test func anIdentityIsJSONThatRoundTripsAnyNameAndIsRememberedBounded() throws {
+    @Test func anIdentityIsJSONThatRoundTripsAnyNameAndIsRememberedBounded() async throws {
         #expect(WriterIdentity.json.hasPrefix("{"))
         #expect(WriterIdentity.writer(from: WriterIdentity.json) == DefaultsWriter.current)
         let odd = #"{"host":"h\u00e9\"st","pid":7,"program":"a \"quoted\" \\ name/with/slashes","user":"\u2603"}"#
@@ -99,24 +99,24 @@ struct WriterIdentityTests {
     /// the log it brings back has neither the writer's column (7) nor any history column (6),
     /// and the store's observers still hear the values go back.
     @Test(arguments: [6, 7])
-    func aBackupOfAnOlderSchemaRestoredUnderAnOpenStoreIsHeard(version: Int) throws {
+    func aBackupOfAnOlderSchemaRestoredUnderAnOpenStoreIsHeard(version: Int) async throws {
         let directory = try TemporaryDirectory()
         let backup = directory.path + "/backup.sqlite"
         let schema = Migration.embedded.prefix { $0.version <= version }.map(\.sql).joined(separator: "\n")
-        try sqlite3(directory.database, schema + """
+        try await sqlite3(directory.database, schema + """
 
             PRAGMA user_version = \(version);
             INSERT INTO defaults VALUES ('timeout', 10);
             """)
-        try sqlite3(directory.database, ".backup '\(backup)'")
+        try await sqlite3(directory.database, ".backup '\(backup)'")
         let store = try DefaultsStore(path: directory.database)
-        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
         let seen = Collected<DefaultsChange<Int>>()
         let token = store.observe(timeout) { seen.append($0) }
-        try store.set(20, for: timeout)
-        #expect(seen.wait(count: 1))
-        try sqlite3(directory.database, ".restore '\(backup)'")
-        #expect(seen.wait(count: 2), "the restore is heard")
+        try await store.set(20, for: timeout)
+        #expect(await seen.waitAsync(count: 1))
+        try await sqlite3(directory.database, ".restore '\(backup)'")
+        #expect(await seen.waitAsync(count: 2), "the restore is heard")
         #expect(seen.all.last?.newValue == 10)
         #expect(store[timeout] == 10)
         token.cancel()

@@ -11,27 +11,27 @@ struct InvalidUTF8TextTests {
     private let raw = DefaultsKey<SQLiteValue?>("k")
 
     @Test("reads as .invalidUTF8Text with its exact bytes; writing it back stores the same TEXT")
-    func keptByteForByte() throws {
+    func keptByteForByte() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         store[DefaultsKey<String>("plain", default: "")] = "x"
-        try sqlite3(directory.database, "insert into defaults(key, value) values('k', cast(x'61FF62' as text));")
+        try await sqlite3(directory.database, "insert into defaults(key, value) values('k', cast(x'61FF62' as text));")
 
         let value = try store.value(for: raw)
         #expect(value == .invalidUTF8Text(Data([0x61, 0xFF, 0x62])))
         #expect(value?.storageClass == "text")
-        #expect(try store.entries().first { $0.key == "k" }?.value == .invalidUTF8Text(Data([0x61, 0xFF, 0x62])))
+        await #expect(try store.entries().first { $0.key == "k" }?.value == .invalidUTF8Text(Data([0x61, 0xFF, 0x62])))
 
-        try store.set(value, for: DefaultsKey<SQLiteValue?>("copy"))
-        #expect(try sqlite3(directory.database, "select typeof(value), hex(value) from defaults where key = 'copy';") == "text|61FF62")
+        try await store.set(value, for: DefaultsKey<SQLiteValue?>("copy"))
+        #expect(try await sqlite3(directory.database, "select typeof(value), hex(value) from defaults where key = 'copy';") == "text|61FF62")
     }
 
     @Test("a typed String read throws .decodingFailed naming the key; valid TEXT still reads as .text")
-    func typedReadRefuses() throws {
+    func typedReadRefuses() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         store[DefaultsKey<String>("plain", default: "")] = "héllo"
-        try sqlite3(directory.database, "insert into defaults(key, value) values('k', cast(x'61FF62' as text));")
+        try await sqlite3(directory.database, "insert into defaults(key, value) values('k', cast(x'61FF62' as text));")
         let error = #expect(throws: DefaultsError.self) { try store.value(for: DefaultsKey<String>("k", default: "")) }
         #expect(error?.code == .decodingFailed)
         #expect(error?.key == "k")
@@ -44,7 +44,7 @@ struct InvalidUTF8TextTests {
         let store = try DefaultsStore(path: directory.database)
         store[DefaultsKey<Int>("a", default: 0)] = 1
         store[DefaultsKey<Int>("b", default: 0)] = 2
-        try sqlite3(directory.database, "insert into defaults(key, value) values(cast(x'6BFF' as text), 3);")
+        try await sqlite3(directory.database, "insert into defaults(key, value) values(cast(x'6BFF' as text), 3);")
         #expect(try store.keysNotValidUTF8() == [Data([0x6B, 0xFF])])
 
         let heard = Collected<String>()
@@ -53,7 +53,7 @@ struct InvalidUTF8TextTests {
         }
         defer { observation.cancel() }
         try await store.removeAll()
-        #expect(try sqlite3(directory.database, "select count(*) from defaults;") == "0")
+        #expect(try await sqlite3(directory.database, "select count(*) from defaults;") == "0")
         #expect(try store.keysNotValidUTF8().isEmpty)
         #expect(try await store.keys().isEmpty)
         #expect(await heard.waitAsync { Set($0).isSuperset(of: ["a", "b"]) && $0.count == 3 }, "heard \(heard.all)")

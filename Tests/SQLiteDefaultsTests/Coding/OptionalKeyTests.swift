@@ -14,7 +14,7 @@ struct OptionalKeyTests {
     struct Profile: Codable, Equatable, Sendable { var name: String }
 
     @Test("every optional form stores the wrapped type's own representation")
-    func optionalFormsStoreTheWrappedRepresentation() throws {
+    func optionalFormsStoreTheWrappedRepresentation() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         let keys = (
@@ -35,7 +35,7 @@ struct OptionalKeyTests {
         store[keys.profile] = Profile(name: "Ada")
         store[keys.numbers] = [3, 4, 5]
         store[keys.count] = 7
-        let rows = try sqlite3(directory.database, "SELECT group_concat(key || '=' || typeof(value) || ':' || value, ' ') FROM (SELECT * FROM defaults ORDER BY key)")
+        let rows = try await sqlite3(directory.database, "SELECT group_concat(key || '=' || typeof(value) || ':' || value, ' ') FROM (SELECT * FROM defaults ORDER BY key)")
         #expect(rows == #"count=integer:7 level=integer:2 mode=text:safe modeExplicitNil=text:safe modeNil=text:fast numbers=text:[3,4,5] profile=text:{"name":"Ada"}"#)
         store[keys.mode] = nil
         #expect(!store.contains(keys.mode) && store[keys.mode] == .fast)

@@ -150,17 +150,17 @@ struct ValueRoundTripTests {
         #expect(store[.profile] == nil)
     }
 
-    @Test func keyNamesAreOrdinaryCharacters() throws {
+    @Test func keyNamesAreOrdinaryCharacters() async throws {
         let store = try DefaultsStore(path: directory.database)
         let names = ["app.window.width", "user@example.com", "with space", "ünïcødé 🔑", "'; DROP TABLE defaults; --", "a\"b", "%_*", "tab\tnew\nline"]
         for (index, name) in names.enumerated() {
-            try store.set(index, for: DefaultsKey<Int>(name, default: -1))
+            try await store.set(index, for: DefaultsKey<Int>(name, default: -1))
         }
         let reopened = try DefaultsStore(path: directory.database)
         for (index, name) in names.enumerated() {
             #expect(try reopened.value(for: DefaultsKey<Int>(name, default: -1)) == index)
         }
-        #expect(Set(try reopened.keys()) == Set(names))
-        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults") == "\(names.count)")
+        await #expect(Set(try reopened.keys()) == Set(names))
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults") == "\(names.count)")
     }
 }

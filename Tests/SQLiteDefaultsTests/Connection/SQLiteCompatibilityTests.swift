@@ -21,7 +21,7 @@ struct SQLiteCompatibilityTests {
     }
 
     @Test("a write a declaration refuses is .declarationConflict naming the key and the declared type, on this SQLite")
-    func refusalIsDeclarationConflict() throws {
+    func refusalIsDeclarationConflict() async throws {
         let (directory, store) = try declaredStore()
         defer { withExtendedLifetime(directory) {} }
         let refused: [(key: String, type: String, write: () throws -> Void)] = [
@@ -55,10 +55,10 @@ struct SQLiteCompatibilityTests {
             }
         }
         #expect(error?.code == .declarationConflict, "SQLite \(SQLiteLibrary.version): \(String(describing: error))")
-        #expect(try store.keys().contains("free") == false)
+        await #expect(try store.keys().contains("free") == false)
         // The values that fit still do.
-        try store.set("dark", for: DefaultsKey<String>("theme", default: ""))
-        try store.set("{\"a\": 1}", for: DefaultsKey<String>("cfg", default: ""))
+        try await store.set("dark", for: DefaultsKey<String>("theme", default: ""))
+        try await store.set("{\"a\": 1}", for: DefaultsKey<String>("cfg", default: ""))
         #expect(try store.value(for: DefaultsKey<String>("theme", default: "")) == "dark")
     }
 
@@ -75,19 +75,20 @@ struct SQLiteCompatibilityTests {
     }
 
     @Test("the sqlite3 shell's refusal names the key and the declared type")
-    func shellRefusalNamesKeyAndType() throws {
+    func shellRefusalNamesKeyAndType() async throws {
         let (directory, _) = try declaredStore()
+        let version = await shellVersion()  // for the messages, which cannot await
         for (sql, expected) in [
             ("INSERT INTO defaults VALUES ('timeout', 'abc');", "declared key \"timeout\" is int"),
             ("INSERT INTO defaults VALUES ('theme', 'blue');", "declared key \"theme\" is string"),
             ("INSERT INTO defaults VALUES ('beta', 7);", "declared key \"beta\" is bool"),
             ("INSERT INTO defaults_schema(key, type, allowed) VALUES ('mode', 'string', '{}');", "declared key \"mode\" is string"),
         ] {
-            let result = try shell(directory.database, sql)
+            let result = try await shell(directory.database, sql)
             #expect(result.status != 0 && result.error.contains(expected),
-                    "sqlite3 \(shellVersion()): \(sql) → \(result.status) \(result.error)")
+                    "sqlite3 \(version): \(sql) → \(result.status) \(result.error)")
         }
-        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults") == "0")
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults") == "0")
     }
 
     @Test("a client with trusted_schema = OFF writes undeclared keys and gets the declared-key refusal for a declared one")
@@ -97,6 +98,7 @@ struct SQLiteCompatibilityTests {
         let token = store.observe(DefaultsKey<String>("mode", default: "")) { seen.append($0.newValue) }
         defer { token.cancel() }
         let untrusted = ["-cmd", "PRAGMA trusted_schema = OFF"]
+        let version = await shellVersion()  // for the messages, which cannot await
         // Every statement a SQL client may run, on undeclared keys.
         for sql in [
             "INSERT INTO defaults VALUES ('mode', 'fast');",
@@ -106,41 +108,41 @@ struct SQLiteCompatibilityTests {
             "INSERT INTO defaults_schema(key, type) VALUES ('port', 'int');",
             "SELECT count(*) FROM defaults_violations;",
         ] {
-            let result = try shell(directory.database, sql, options: untrusted)
+            let result = try await shell(directory.database, sql, options: untrusted)
             #expect(result.status == 0 && !result.error.contains("unsafe use"),
-                    "sqlite3 \(shellVersion()) with trusted_schema OFF: \(sql) → \(result.error)")
+                    "sqlite3 \(version) with trusted_schema OFF: \(sql) → \(result.error)")
         }
-        #expect(seen.wait { $0.last == "slow" }, "SQLite \(SQLiteLibrary.version): \(seen.all)")
+        #expect(await seen.waitAsync { $0.last == "slow" }, "SQLite \(SQLiteLibrary.version): \(seen.all)")
         #expect(try store.value(for: DefaultsKey<Int>("timeout", default: 0)) == 45)
         #expect(try store.declaration(for: "port")?.type == .int)
         // A declared key's refusal: the declared-key sentence, never "unsafe use of".
-        let refused = try shell(directory.database, "UPDATE defaults SET value = 'abc' WHERE key = 'timeout';", options: untrusted)
+        let refused = try await shell(directory.database, "UPDATE defaults SET value = 'abc' WHERE key = 'timeout';", options: untrusted)
         #expect(refused.status != 0 && refused.error.contains("declared key \"timeout\" is int"),
-                "sqlite3 \(shellVersion()) with trusted_schema OFF: \(refused.error)")
-        let notJSON = try shell(directory.database, "INSERT INTO defaults VALUES ('cfg', '{x');", options: untrusted)
+                "sqlite3 \(version) with trusted_schema OFF: \(refused.error)")
+        let notJSON = try await shell(directory.database, "INSERT INTO defaults VALUES ('cfg', '{x');", options: untrusted)
         #expect(notJSON.status != 0 && !notJSON.error.contains("unsafe use"), "\(notJSON.error)")
         #expect(try store.value(for: DefaultsKey<Int>("timeout", default: 0)) == 45)
-        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults WHERE key = 'cfg'") == "0")
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults WHERE key = 'cfg'") == "0")
     }
 
     @Test("a key bound as a BLOB is refused from SQL, and a row already stored that way is no key of the store")
-    func blobKeys() throws {
+    func blobKeys() async throws {
         let (directory, store) = try declaredStore()
         // x'74696d656f7574' is "timeout": the declared int key, bound as bytes (Python's b"timeout").
-        let refused = try shell(directory.database, "INSERT INTO defaults VALUES (x'74696d656f7574', 'abc');")
+        let refused = try await shell(directory.database, "INSERT INTO defaults VALUES (x'74696d656f7574', 'abc');")
         #expect(refused.status != 0 && refused.error.contains("blob key is refused"), "\(refused.error)")
-        let renamed = try shell(directory.database, "INSERT INTO defaults VALUES ('x', 1); UPDATE defaults SET key = x'79' WHERE key = 'x';")
+        let renamed = try await shell(directory.database, "INSERT INTO defaults VALUES ('x', 1); UPDATE defaults SET key = x'79' WHERE key = 'x';")
         #expect(renamed.status != 0, "\(renamed.error)")
-        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults WHERE typeof(key) <> 'text'") == "0")
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults WHERE typeof(key) <> 'text'") == "0")
 
         // A file from before schema 10 may hold such a row beside the TEXT key: readers skip it.
-        try store.set(30, for: DefaultsKey<Int>("timeout", default: 0))
-        try sqlite3(directory.database, """
+        try await store.set(30, for: DefaultsKey<Int>("timeout", default: 0))
+        try await sqlite3(directory.database, """
             DROP TRIGGER defaults_declared_insert;
             INSERT INTO defaults VALUES (x'74696d656f7574', 'abc');
             """)
-        #expect(try store.keys().filter { $0 == "timeout" }.count == 1)
-        #expect(try store.entries().filter { $0.key == "timeout" }.map(\.value) == [.integer(30)])
+        await #expect(try store.keys().filter { $0 == "timeout" }.count == 1)
+        await #expect(try store.entries().filter { $0.key == "timeout" }.map(\.value) == [.integer(30)])
         #expect(try store.value(for: DefaultsKey<Int>("timeout", default: 0)) == 30)
     }
 
@@ -159,12 +161,12 @@ struct SQLiteCompatibilityTests {
 
     // MARK: The shell
 
-    private func shell(_ database: String, _ sql: String, options: [String] = []) throws -> ProcessResult {
-        try runProcess(try sqlite3Path(), ["-batch"] + options + ["-cmd", ".timeout 10000", database], input: sql)
+    private func shell(_ database: String, _ sql: String, options: [String] = []) async throws -> ProcessResult {
+        try await runProcess(try sqlite3Path(), ["-batch"] + options + ["-cmd", ".timeout 10000", database], input: sql)
     }
 
-    private func shellVersion() -> String {
-        let output = (try? runProcess(try sqlite3Path(), ["--version"]))?.output ?? ""
+    private func shellVersion() async -> String {
+        let output = (try? await runProcess(try sqlite3Path(), ["--version"]))?.output ?? ""
         return output.split(separator: " ").first.map(String.init) ?? "?"
     }
 }

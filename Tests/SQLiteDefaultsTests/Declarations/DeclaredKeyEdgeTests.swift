@@ -15,7 +15,7 @@ struct DeclaredKeyEdgeTests {
     /// nesting differs by SQLite version (2,000 levels before 3.42, 1,000 since), and the
     /// library takes the smaller everywhere. SQLite 3.42 to 3.44 also call JSON5 valid; there
     /// the check is only never more lenient than the database.
-    @Test func theJSONCheckAgreesWithTheDatabase() throws {
+    @Test func theJSONCheckAgreesWithTheDatabase() async throws {
         let texts = ["01", "-0", "-", "1.", ".5", "1e5", "1E+5", "1e", "[1,]", #"{"a":1,}"#, " [1] ", "\t1\n",
                      "\"a\tb\"", #""\u00zz""#, #""\ud800""#, #""\x""#, "tru", "true", "nul", "[]", "{}", #"{"a"}"#,
                      "{1:2}", "1 2", " ", "\"é\"", "-01", "1.5e-3", "[1 , 2]", "\"a\"  ", "\u{0C}1", "Infinity",
@@ -24,12 +24,12 @@ struct DeclaredKeyEdgeTests {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         for (index, text) in texts.enumerated() {
-            try store.set(SQLiteValue.text(text), for: DefaultsKey<SQLiteValue?>(String(format: "t%03d", index)))
+            try await store.set(SQLiteValue.text(text), for: DefaultsKey<SQLiteValue?>(String(format: "t%03d", index)))
         }
-        let answers = try sqlite3(directory.database, "SELECT json_valid(value) FROM defaults ORDER BY key")
+        let answers = try await sqlite3(directory.database, "SELECT json_valid(value) FROM defaults ORDER BY key")
             .split(separator: "\n").map { $0 == "1" }
         #expect(answers.count == texts.count)
-        let takesJSON5 = try sqlite3(directory.database, "SELECT json_valid('{a:1}')") == "1"
+        let takesJSON5 = try await sqlite3(directory.database, "SELECT json_valid('{a:1}')") == "1"
         for (text, valid) in zip(texts, answers) {
             if takesJSON5 {
                 #expect(!JSONValidity.isValid(text) || valid, "\(text.prefix(40)): the database refuses it")
@@ -60,21 +60,21 @@ struct DeclaredKeyEdgeTests {
     /// A row of a type the library does not know (written past the CHECK) no longer makes every
     /// reader of declarations fail: it is left out of `declarations()`, listed on its own, and
     /// can be undeclared. The database refuses every value for such a key.
-    @Test func aDeclarationOfAnUnknownTypeIsListedApart() throws {
+    @Test func aDeclarationOfAnUnknownTypeIsListedApart() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.declare(DefaultsDeclaration(key: "timeout", type: .int, defaultValue: .integer(30)))
-        try sqlite3(directory.database, """
+        try await store.declare(DefaultsDeclaration(key: "timeout", type: .int, defaultValue: .integer(30)))
+        try await sqlite3(directory.database, """
             PRAGMA ignore_check_constraints = ON;
             INSERT INTO defaults_schema(key, type) VALUES ('odd', 'xyz');
             """)
-        #expect(try store.declarations().map(\.key) == ["timeout"])
+        await #expect(try store.declarations().map(\.key) == ["timeout"])
         #expect(try store.declaration(for: "odd") == nil)
         #expect(try store.declaration(for: "timeout")?.type == .int)
         #expect(try store.declarationsOfUnknownType() == ["odd": "xyz"])
         #expect(throws: DefaultsError.self) { try store.set("v", for: DefaultsKey<String>("odd", default: "")) }
-        try store.undeclare("odd")
+        try await store.undeclare("odd")
         #expect(try store.declarationsOfUnknownType().isEmpty)
-        try store.set("v", for: DefaultsKey<String>("odd", default: ""))
+        try await store.set("v", for: DefaultsKey<String>("odd", default: ""))
     }
 }

@@ -19,11 +19,11 @@ struct DeclaredKeyEnforcementTests {
     ]
 
     @Test("every storage class against every declared type, through the sqlite3 shell")
-    func everyClassAgainstEveryType() throws {
+    func everyClassAgainstEveryType() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         for kind in DefaultsValueKind.allCases {
-            try store.declare(DefaultsDeclaration(key: "k_\(kind)", type: kind))
+            try await store.declare(DefaultsDeclaration(key: "k_\(kind)", type: kind))
         }
         // One shell for every attempt (it goes on after an error and names the failing line):
         // line 2n is an INSERT, line 2n+1 prints what the key then holds.
@@ -37,7 +37,7 @@ struct DeclaredKeyEnforcementTests {
                 attempts.append((kind, literal))
             }
         }
-        let result = try runProcess(try sqlite3Path(), ["-batch", directory.database], input: script.joined(separator: "\n") + "\n")
+        let result = try await runProcess(try sqlite3Path(), ["-batch", directory.database], input: script.joined(separator: "\n") + "\n")
         var held: [Int: String] = [:]
         for line in result.output.split(separator: "\n") {
             let parts = line.split(separator: "|")
@@ -67,12 +67,12 @@ struct DeclaredKeyEnforcementTests {
     }
 
     @Test("invalid JSON, a bool of 2 and a value outside the allowed ones are refused; delete is allowed")
-    func contentRules() throws {
+    func contentRules() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.declare(DefaultsKeys.declaredTags, DefaultsKeys.declaredBeta, DefaultsKeys.declaredTheme, DefaultsKeys.declaredLevel,
+        try await store.declare(DefaultsKeys.declaredTags, DefaultsKeys.declaredBeta, DefaultsKeys.declaredTheme, DefaultsKeys.declaredLevel,
                           DefaultsKeys.declaredTimeout)
-        try sqlite3(directory.database, "INSERT INTO defaults VALUES ('tags', '[1]'), ('beta', 1), ('theme', 'dark'), ('level', 5);")
+        try await sqlite3(directory.database, "INSERT INTO defaults VALUES ('tags', '[1]'), ('beta', 1), ('theme', 'dark'), ('level', 5);")
         for (statement, fragment) in [
             ("UPDATE defaults SET value = '[1,' WHERE key = 'tags'", "not valid JSON"),
             ("UPDATE defaults SET value = 2 WHERE key = 'beta'", "the value 2 is refused (0 or 1 only)"),
@@ -81,56 +81,56 @@ struct DeclaredKeyEnforcementTests {
             ("UPDATE defaults SET value = NULL WHERE key = 'beta'", "a null value is refused"),
             ("UPDATE defaults SET key = 'timeout' WHERE key = 'theme'", "\"timeout\" is int, so a text value is refused"),
         ] {
-            let error = try #require(throws: DefaultsError.self, "\(statement)") { try sqlite3(directory.database, statement) }
+            let error = try await #require(throws: DefaultsError.self, "\(statement)") { try await sqlite3(directory.database, statement) }
             #expect(error.message.contains(fragment), "\(error.message)")
         }
-        #expect(try sqlite3(directory.database, "SELECT key, quote(value) FROM defaults ORDER BY key") == "beta|1\nlevel|5\ntags|'[1]'\ntheme|'dark'")
+        #expect(try await sqlite3(directory.database, "SELECT key, quote(value) FROM defaults ORDER BY key") == "beta|1\nlevel|5\ntags|'[1]'\ntheme|'dark'")
         // Removing a declared key is always allowed; it reads as its default again.
-        try sqlite3(directory.database, "DELETE FROM defaults WHERE key = 'theme'")
-        #expect(try waitForExternal { store[.declaredTheme] == .light })
+        try await sqlite3(directory.database, "DELETE FROM defaults WHERE key = 'theme'")
+        #expect(try await waitForExternal { store[.declaredTheme] == .light })
         // The violations view is empty in a healthy file.
-        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults_violations") == "0")
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults_violations") == "0")
     }
 
     @Test("a store sees a refused raw write as no change at all")
-    func refusedRawWriteNotifiesNobody() throws {
+    func refusedRawWriteNotifiesNobody() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.declare(DefaultsKeys.declaredTimeout)
+        try await store.declare(DefaultsKeys.declaredTimeout)
         let seen = Collected<Int>()
         let token = store.observe(.declaredTimeout) { seen.append($0.newValue) }
         defer { token.cancel() }
-        #expect(throws: DefaultsError.self) { try sqlite3(directory.database, "INSERT INTO defaults VALUES ('timeout', 'abc')") }
-        try sqlite3(directory.database, "INSERT INTO defaults VALUES ('timeout', 9)")
-        #expect(seen.wait(count: 1))
+        await #expect(throws: DefaultsError.self) { try await sqlite3(directory.database, "INSERT INTO defaults VALUES ('timeout', 'abc')") }
+        try await sqlite3(directory.database, "INSERT INTO defaults VALUES ('timeout', 9)")
+        #expect(await seen.waitAsync(count: 1))
         #expect(seen.all == [9])
     }
 
     @Test("10,000 declared keys: writes are checked by index, and all are described", .slowTier)
-    func tenThousandDeclaredKeys() throws {
+    func tenThousandDeclaredKeys() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.transaction { _ in
+        try await store.transaction { _ in
             for index in 0..<10_000 {
                 try store.declare(DefaultsDeclaration(key: "key.\(index)", type: .int, defaultValue: .integer(Int64(index))))
             }
         }
         // How long this takes is a benchmark's business (speed is not asserted in tests).
-        let declarations = try store.declarations()
+        let declarations = try await store.declarations()
         #expect(declarations.count == 10_000)
         for index in stride(from: 0, to: 10_000, by: 997) {
-            try store.set(index, for: DefaultsKey<Int>("key.\(index)", default: 0))
+            try await store.set(index, for: DefaultsKey<Int>("key.\(index)", default: 0))
             expectCode(.declarationConflict) { try store.set("x", for: DefaultsKey<String>("key.\(index)", default: "")) }
         }
         // The write triggers' check: the declaration first (an undeclared key stops there), by index.
-        let plan = try queryPlan(directory.database, "SELECT message FROM defaults_value_violations WHERE key = 'key.5'")
+        let plan = try await queryPlan(directory.database, "SELECT message FROM defaults_value_violations WHERE key = 'key.5'")
         // Every table is searched by its key index (json_each over the allowed values is a scan of one short list).
         let lines = plan.split(separator: "\n")
         #expect(lines.filter { $0.contains("USING INDEX") && $0.contains("SEARCH") }.count >= 2, "\(plan)")
         #expect(!lines.contains { $0.contains("SCAN") && !$0.contains("VIRTUAL TABLE") }, "\(plan)")
     }
 
-    private func waitForExternal(_ condition: () -> Bool) throws -> Bool {
-        waitBlocking(timeout: .seconds(15), condition)
+    private func waitForExternal(_ condition: () -> Bool) async throws -> Bool {
+        await waitUntil(timeout: .seconds(15), condition)
     }
 }

@@ -10,22 +10,22 @@ struct DeclaredKeyEvolutionTests {
     static let sameNameDouble = DefaultsKey<Double>("timeout", default: 30)
 
     @Test("type and name change in one transaction; each key's observers are told once")
-    func renameAndConvert() throws {
+    func renameAndConvert() async throws {
         let store = try DefaultsStore.inMemory()
-        try store.declare(Self.oldTimeout)
+        try await store.declare(Self.oldTimeout)
         store[Self.oldTimeout] = 45
         let heard = Collected<String>()
         let token = store.observe { heard.append($0.key) }
         defer { token.cancel() }
-        try store.evolve(Self.oldTimeout, to: Self.newTimeout) { Double($0) + 0.5 }
+        try await store.evolve(Self.oldTimeout, to: Self.newTimeout) { Double($0) + 0.5 }
         #expect(store[Self.newTimeout] == 45.5)
         #expect(!store.contains(Self.oldTimeout))
         #expect(try store.declaration(for: "timeout") == nil)
         #expect(try store.declaration(for: "timeout_seconds")?.type == .double)
-        #expect(heard.wait(count: 2))
+        #expect(await heard.waitAsync(count: 2))
         #expect(heard.all.sorted() == ["timeout", "timeout_seconds"])
         // Run again at the next start-up: nothing left under the old name, nothing changes.
-        try store.evolve(Self.oldTimeout, to: Self.newTimeout) { Double($0) }
+        try await store.evolve(Self.oldTimeout, to: Self.newTimeout) { Double($0) }
         #expect(store[Self.newTimeout] == 45.5)
         #expect(heard.all.count == 2)
     }

@@ -30,14 +30,14 @@ func expectCode(_ code: DefaultsError.Code, sourceLocation: SourceLocation = #_s
 @Suite("Declared keys: the Swift API", .requiresSQLiteShell)
 struct DeclaredKeyTests {
     @Test("a declaration records type, Swift type, default, summary and allowed values, readable by SQL")
-    func declarationIsRecorded() throws {
+    func declarationIsRecorded() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.declare(DefaultsKeys.declaredTimeout, DefaultsKeys.declaredTheme, DefaultsKeys.declaredProfile,
+        try await store.declare(DefaultsKeys.declaredTimeout, DefaultsKeys.declaredTheme, DefaultsKeys.declaredProfile,
                           DefaultsKeys.declaredAvatar, DefaultsKeys.declaredSince, DefaultsKeys.declaredHome,
                           DefaultsKeys.declaredBeta, DefaultsKeys.declaredRatio, DefaultsKeys.declaredTags,
                           DefaultsKeys.declaredLevel, DefaultsKeys.declaredOptionalTheme)
-        let declarations = try store.declarations()
+        let declarations = try await store.declarations()
         #expect(declarations.map(\.key) == ["avatar", "beta", "home", "level", "optional_theme", "profile", "ratio", "since", "tags", "theme", "timeout"])
         #expect(try store.declaration(for: "timeout") == DefaultsDeclaration(
             key: "timeout", type: .int, swiftType: "Int", defaultValue: .integer(30), summary: "Request timeout, in seconds"))
@@ -53,26 +53,26 @@ struct DeclaredKeyTests {
         #expect(try store.declaration(for: "beta")?.type == .bool)
         #expect(try store.declaration(for: "tags")?.type == .json)
         #expect(try store.declaration(for: "nothing") == nil)
-        let row = try sqlite3(directory.database, "SELECT key, type, swift_type, quote(default_value), summary, allowed FROM defaults_schema WHERE key IN ('timeout', 'theme') ORDER BY key")
+        let row = try await sqlite3(directory.database, "SELECT key, type, swift_type, quote(default_value), summary, allowed FROM defaults_schema WHERE key IN ('timeout', 'theme') ORDER BY key")
         #expect(row == "theme|string|DeclaredTheme|'light'||[\"light\",\"dark\"]\ntimeout|int|Int|30|Request timeout, in seconds|")
     }
 
     @Test("declaring what is declared writes nothing and notifies nobody")
-    func redeclaringWritesNothing() throws {
+    func redeclaringWritesNothing() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.declare(DefaultsKeys.declaredTimeout, DefaultsKeys.declaredTheme)
+        try await store.declare(DefaultsKeys.declaredTimeout, DefaultsKeys.declaredTheme)
         let changes = Collected<String>()
         let token = store.observe { changes.append($0.key) }
         defer { token.cancel() }
         let other = try DefaultsStore(path: directory.database)
         let walBefore = try FileManager.default.attributesOfItem(atPath: directory.database + "-wal")[.size] as? Int
-        try store.declare(DefaultsKeys.declaredTimeout, DefaultsKeys.declaredTheme)
-        try other.declare(DefaultsKeys.declaredTheme, DefaultsKeys.declaredTimeout)
+        try await store.declare(DefaultsKeys.declaredTimeout, DefaultsKeys.declaredTheme)
+        try await other.declare(DefaultsKeys.declaredTheme, DefaultsKeys.declaredTimeout)
         let walAfter = try FileManager.default.attributesOfItem(atPath: directory.database + "-wal")[.size] as? Int
         #expect(walBefore == walAfter)
         store[.declaredTimeout] = 31  // a change that is heard, as a fence for the silence before it
-        #expect(changes.wait(count: 1))
+        #expect(await changes.waitAsync(count: 1))
         #expect(changes.all == ["timeout"])
     }
 
@@ -123,21 +123,21 @@ struct DeclaredKeyTests {
     }
 
     @Test("a declaration that the stored value breaks is refused, naming key and stored type; nothing changes")
-    func conflictingDeclaration() throws {
+    func conflictingDeclaration() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.set("abc", for: DefaultsKey<String>("timeout", default: ""))
+        try await store.set("abc", for: DefaultsKey<String>("timeout", default: ""))
         let error = try #require(throws: DefaultsError.self) { try store.declare(DefaultsKeys.declaredTheme, DefaultsKeys.declaredTimeout) }
         #expect(error.code == .declarationConflict)
         #expect(error.key == "timeout")
         #expect(error.message.contains("text"))
-        #expect(try store.declarations().isEmpty)  // theme, in the same call, is not declared either
+        await #expect(try store.declarations().isEmpty)  // theme, in the same call, is not declared either
         #expect(try store.value(for: DefaultsKey<String>("timeout", default: "")) == "abc")
         // From the shell too: the schema's own triggers refuse it.
-        #expect(throws: (any Error).self) {
-            try sqlite3(directory.database, "INSERT INTO defaults_schema(key, type) VALUES ('timeout', 'int');")
+        await #expect(throws: (any Error).self) {
+            try await sqlite3(directory.database, "INSERT INTO defaults_schema(key, type) VALUES ('timeout', 'int');")
         }
-        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults_schema") == "0")
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults_schema") == "0")
         // A declared default that does not fit the type is refused before anything is written.
         expectCode(.declarationConflict) {
             try store.declare(DefaultsDeclaration(key: "n", type: .int, defaultValue: .text("x")))
@@ -200,13 +200,13 @@ struct DeclaredKeyTests {
     }
 
     @Test("a file with declarations is refused by the previous version of the library, untouched")
-    func previousVersionRefusesTheFile() throws {
+    func previousVersionRefusesTheFile() async throws {
         let directory = try TemporaryDirectory()
-        try DefaultsStore(path: directory.database).declare(DefaultsKeys.declaredTimeout)
+        try await DefaultsStore(path: directory.database).declare(DefaultsKeys.declaredTimeout)
         let database = try Database(path: directory.database, create: false)
         let previous = Migrator(migrations: Array(Migration.embedded.prefix(5)))
         expectCode(.newerSchema) { try previous.migrate(database) }
         database.close()
-        #expect(try sqlite3(directory.database, "SELECT key FROM defaults_schema") == "timeout")
+        #expect(try await sqlite3(directory.database, "SELECT key FROM defaults_schema") == "timeout")
     }
 }

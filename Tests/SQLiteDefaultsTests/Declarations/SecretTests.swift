@@ -12,26 +12,26 @@ private let plainToken = DefaultsKey<String>("api.token", default: "")
 @Suite("Secrets in the history", .requiresSQLiteShell)
 struct SecretTests {
     /// Every table of the file, dumped by the sqlite3 shell.
-    private func dump(_ path: String) throws -> String {
-        try sqlite3(path, ".dump")
+    private func dump(_ path: String) async throws -> String {
+        try await sqlite3(path, ".dump")
     }
 
-    @Test func aSecretsHistoryKeepsDigestsNotValuesAndReadsReturnIt() throws {
+    @Test func aSecretsHistoryKeepsDigestsNotValuesAndReadsReturnIt() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
-        try store.declare(token)
+        try await store.declare(token)
         store[token] = "sk-first-1111"
         store[token] = "sk-second-2222"
         store[token] = "sk-first-1111"
         #expect(store[token] == "sk-first-1111", "a read returns the secret")
-        let entries = try store.history(for: token, limit: 10)
+        let entries = try await store.history(for: token, limit: 10)
         #expect(entries.count == 3)
         #expect(entries.allSatisfy { $0.value.isSecret && $0.value.written == nil })
         let digests = entries.map { entry -> String? in if case .secret(let digest) = entry.value { digest } else { nil } }
         #expect(digests.allSatisfy { $0?.count == 64 })
         #expect(digests[0] == digests[2], "equal values, equal digests")
         #expect(digests[0] != digests[1])
-        let dumped = try dump(temporary.path)
+        let dumped = try await dump(temporary.path)
         #expect(dumped.components(separatedBy: "sk-second-2222").count == 1, "nowhere: it was overwritten")
         #expect(dumped.components(separatedBy: "sk-first-1111").count == 2, "once: the defaults row")
     }
@@ -72,31 +72,31 @@ struct SecretTests {
         #expect(fed == target)
     }
 
-    @Test func declaringAKeySecretScrubsItsEarlierHistoryInTheSameTransaction() throws {
+    @Test func declaringAKeySecretScrubsItsEarlierHistoryInTheSameTransaction() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
         store[plainToken] = "leaked-before-1"
         store[plainToken] = "leaked-before-2"
-        try store.remove(plainToken)
+        try await store.remove(plainToken)
         store[plainToken] = "leaked-before-3"
-        try store.declare(token)
-        let entries = try store.history(for: token, limit: 10)
+        try await store.declare(token)
+        let entries = try await store.history(for: token, limit: 10)
         #expect(entries.map(\.value.isSecret) == [true, false, true, true])
         #expect(entries[1].isRemoved, "a removal stays a removal")
-        let dumped = try dump(temporary.path)
+        let dumped = try await dump(temporary.path)
         #expect(!dumped.contains("leaked-before-1") && !dumped.contains("leaked-before-2"))
         // Going back opens the sealed copy, and only the file's own store can.
         #expect(try store.value(writtenBy: entries[2].sequence) == .text("leaked-before-2"))
     }
 
-    @Test func aSQLClientsWriteOfASecretKeepsNoValueAndNoDigest() throws {
+    @Test func aSQLClientsWriteOfASecretKeepsNoValueAndNoDigest() async throws {
         let temporary = try TemporaryDefaultsStore()
-        try temporary.store.declare(token)
-        try sqlite3(temporary.path, "INSERT INTO defaults VALUES ('api.token', 'from-the-shell')")
-        let entry = try #require(try temporary.store.history(for: token, limit: 1).first)
+        try await temporary.store.declare(token)
+        try await sqlite3(temporary.path, "INSERT INTO defaults VALUES ('api.token', 'from-the-shell')")
+        let entry = try await #require(try temporary.store.history(for: token, limit: 1).first)
         #expect(entry.value == .secret(digest: nil))
         #expect(entry.writer.kind == .sql)
-        #expect(try sqlite3(temporary.path, "SELECT count(*) FROM defaults_changes WHERE value = 'from-the-shell'") == "0")
+        #expect(try await sqlite3(temporary.path, "SELECT count(*) FROM defaults_changes WHERE value = 'from-the-shell'") == "0")
         let refused = #expect(throws: DefaultsError.self) { try temporary.store.value(writtenBy: entry.sequence) }
         #expect(refused?.code == .notInHistory)
     }
@@ -120,20 +120,20 @@ struct SecretTests {
         }
     }
 
-    @Test func evolvingASecretKeepsItSecretAndUndeclaringKeepsTheMaskedHistory() throws {
+    @Test func evolvingASecretKeepsItSecretAndUndeclaringKeepsTheMaskedHistory() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
         let old = DefaultsKey<String>("token.v1", default: "", secret: true)
         let new = DefaultsKey<String>("token.v2", default: "")     // not marked: the secret carries over
-        try store.declare(old)
+        try await store.declare(old)
         store[old] = "moving-secret"
-        try store.evolve(old, to: new)
+        try await store.evolve(old, to: new)
         #expect(try store.declaration(for: "token.v2")?.isSecret == true)
-        #expect(try store.history(keys: ["token.v2"], limit: 1).first?.value.isSecret == true)
-        #expect(try sqlite3(temporary.path, "SELECT count(*) FROM defaults_changes WHERE value = 'moving-secret'") == "0")
-        try store.undeclare("token.v2")
+        await #expect(try store.history(keys: ["token.v2"], limit: 1).first?.value.isSecret == true)
+        #expect(try await sqlite3(temporary.path, "SELECT count(*) FROM defaults_changes WHERE value = 'moving-secret'") == "0")
+        try await store.undeclare("token.v2")
         store[new] = "now-plain"
-        let entries = try store.history(keys: ["token.v2"], limit: 2)
+        let entries = try await store.history(keys: ["token.v2"], limit: 2)
         #expect(entries[0].value == .value(.text("now-plain")))
         #expect(entries[1].value.isSecret, "what was masked stays masked")
     }

@@ -54,10 +54,10 @@ struct StrictJSONTests {
     }
 
     @Test("a SQL client's write, this library's write and StrictJSON take the same texts, on this SQLite")
-    func sqlAndSwiftAgree() throws {
+    func sqlAndSwiftAgree() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.declare(DefaultsDeclaration(key: "j", type: .json))
+        try await store.declare(DefaultsDeclaration(key: "j", type: .json))
         let candidates = Self.fixed + Self.generated(count: 400, seed: 20261126)
         // One shell for every attempt: line 2n writes candidate n, line 2n+1 prints json_valid's
         // own answer (which differs on purpose, see below); errors name their line.
@@ -67,7 +67,7 @@ struct StrictJSONTests {
             script.append("INSERT INTO defaults VALUES ('j', CAST(X'\(hex)' AS TEXT)) ON CONFLICT(key) DO UPDATE SET value = excluded.value;")
             script.append("SELECT \(index), json_valid(CAST(X'\(hex)' AS TEXT));")
         }
-        let result = try runProcess(try sqlite3Path(), ["-batch", directory.database], input: script.joined(separator: "\n") + "\n")
+        let result = try await runProcess(try sqlite3Path(), ["-batch", directory.database], input: script.joined(separator: "\n") + "\n")
         var refusedBySQL: Set<Int> = []
         for line in result.error.split(separator: "\n") {
             guard let range = line.range(of: "near line "), let colon = line[range.upperBound...].firstIndex(of: ":"),
@@ -86,7 +86,7 @@ struct StrictJSONTests {
             let swift = StrictJSON.isValid(text)
             let sql = !refusedBySQL.contains(index)
             let library: Bool
-            do { try store.set(text, for: key); library = true } catch { library = false }
+            do { try await store.set(text, for: key); library = true } catch { library = false }
             #expect(swift == sql && sql == library,
                     "SQLite \(SQLiteLibrary.version): \(text.debugDescription): Swift \(swift), SQL client \(sql), library \(library)")
             // json_valid differs only beyond 1,000 levels (it nests 2,000 before 3.45).
@@ -99,7 +99,7 @@ struct StrictJSONTests {
     }
 
     @Test("every schema object's text fits the smallest length limit a store gives SQLite")
-    func schemaFitsTheLengthFloor() throws {
+    func schemaFitsTheLengthFloor() async throws {
         // SQLITE_LIMIT_LENGTH caps the schema's own text too: a store configured with a small
         // maximumValueLength could not write at all if the JSON check's trigger did not fit.
         let directory = try TemporaryDirectory()
@@ -108,27 +108,27 @@ struct StrictJSONTests {
         let store = try DefaultsStore(path: directory.database, configuration: configuration)
         store[DefaultsKey<Int>("count", default: 0)] = 3
         #expect(store[DefaultsKey<Int>("count", default: 0)] == 3)
-        let longest = Int(try sqlite3(directory.database, "SELECT max(length(sql)) FROM sqlite_master")) ?? .max
+        let longest = Int(try await sqlite3(directory.database, "SELECT max(length(sql)) FROM sqlite_master")) ?? .max
         #expect(longest < StoreOpener.sqliteLengthFloor / 2, "the longest schema text is \(longest) bytes")
     }
 
     @Test("the SQL validator reads a long value in time proportional to its length")
-    func longValues() throws {
+    func longValues() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.declare(DefaultsDeclaration(key: "j", type: .json))
+        try await store.declare(DefaultsDeclaration(key: "j", type: .json))
         // 64 KiB through the shell: quadratic reading (a value read from its row at every step)
         // took minutes; linear takes well under the deadline. Not a timing assertion: the shell
         // is given ten minutes by runProcess, and the write must simply be accepted.
         let items = (0..<1_000).map { "{\"name\":\"item \($0)\",\"tags\":[\"a\",\"b\"],\"on\":true,\"n\":\($0).5}" }
         let document = "[" + items.joined(separator: ",") + "]"
         let hex = document.utf8.map { String(format: "%02x", $0) }.joined()
-        try sqlite3(directory.database, "INSERT INTO defaults VALUES ('j', CAST(X'\(hex)' AS TEXT));")
+        try await sqlite3(directory.database, "INSERT INTO defaults VALUES ('j', CAST(X'\(hex)' AS TEXT));")
         #expect(try store.value(for: DefaultsKey<String>("j", default: "")) == document)
         let broken = String(document.dropLast())
         let brokenHex = broken.utf8.map { String(format: "%02x", $0) }.joined()
-        let error = #expect(throws: DefaultsError.self) {
-            try sqlite3(directory.database, "UPDATE defaults SET value = CAST(X'\(brokenHex)' AS TEXT) WHERE key = 'j';")
+        let error = await #expect(throws: DefaultsError.self) {
+            try await sqlite3(directory.database, "UPDATE defaults SET value = CAST(X'\(brokenHex)' AS TEXT) WHERE key = 'j';")
         }
         #expect(error?.message.contains("declared key \"j\" is json, so a value that is not valid JSON is refused") == true)
     }

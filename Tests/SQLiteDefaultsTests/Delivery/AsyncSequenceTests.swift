@@ -18,7 +18,7 @@ struct AsyncSequenceTests {
         store[.count] = 2
         store[.count] = 2          // same value: nothing
         store[.count] = 3
-        try sqlite3(temporary.path, "UPDATE defaults SET value = 4 WHERE key = 'count'")
+        try await sqlite3(temporary.path, "UPDATE defaults SET value = 4 WHERE key = 'count'")
         #expect(try await values.next() == 2)
         #expect(try await values.next() == 3)
         #expect(try await values.next() == 4)
@@ -39,7 +39,7 @@ struct AsyncSequenceTests {
         let store = try DefaultsStore(path: directory.database)
         let changes = store.changes()
         for index in 0..<200 { store[DefaultsKey<Int>("k\(index % 3)", default: -1)] = index }
-        try sqlite3(directory.database, "INSERT INTO defaults VALUES ('shell', 1)")
+        try await sqlite3(directory.database, "INSERT INTO defaults VALUES ('shell', 1)")
         var received: [AnyDefaultsChange] = []
         for await change in changes {
             received.append(change)
@@ -62,7 +62,7 @@ struct AsyncSequenceTests {
             tx[.count] = 3              // one transaction: one change, the final value
         }
         store[.count] = 3               // the value it holds: nothing
-        try sqlite3(directory.database, "UPDATE defaults SET value = 4 WHERE key = 'count'")
+        try await sqlite3(directory.database, "UPDATE defaults SET value = 4 WHERE key = 'count'")
         let local = await iterator.next()
         #expect(local?.key == "count" && local?.newValue == 3 && local?.origin == .local && local?.writer?.kind == .library)
         let external = await iterator.next()
@@ -100,7 +100,7 @@ struct PrefixObservationTests {
         let token = store.observe(prefix: "feature.") { called.append($0.key) }
         defer { token.cancel() }
         for name in ["featureless", "feature", "feature.a"] { store[DefaultsKey<Int>(name, default: 0)] = 1 }
-        try sqlite3(temporary.path, "INSERT INTO defaults VALUES ('feature.b', 2), ('other', 3)")
+        try await sqlite3(temporary.path, "INSERT INTO defaults VALUES ('feature.b', 2), ('other', 3)")
         store[DefaultsKey<Int>("feature.end", default: 0)] = 1
         let changes = try await heard.waitFor(count: 3, timeout: .seconds(60))
         #expect(changes.map(\.key) == ["feature.a", "feature.b", "feature.end"])
@@ -125,7 +125,7 @@ struct CommitOrderTests {
         let token = store.observe { called.append("\($0.key)=\($0.origin)") }
         defer { token.cancel() }
         store[DefaultsKey<Int>("first", default: 0)] = 1
-        try sqlite3(directory.database, "INSERT INTO defaults VALUES ('shell', 2), ('both', 2)")
+        try await sqlite3(directory.database, "INSERT INTO defaults VALUES ('shell', 2), ('both', 2)")
         // One transaction: `both` was written by the shell and then by this store; observers
         // hear it once, with this store's value, after the shell's `shell`.
         try await store.transaction { tx in
@@ -139,7 +139,7 @@ struct CommitOrderTests {
         #expect(await called.waitAsync { $0.count >= 4 })
         #expect(called.all == ["first=local", "shell=external", "both=local", "last=local"])
         // A single autocommit write after another shell write: the same order.
-        try sqlite3(directory.database, "UPDATE defaults SET value = 5 WHERE key = 'shell'")
+        try await sqlite3(directory.database, "UPDATE defaults SET value = 5 WHERE key = 'shell'")
         store[DefaultsKey<Int>("first", default: 0)] = 6
         let more = try await heard.waitFor(count: 6, timeout: .seconds(60))
         #expect(more.dropFirst(4).map(\.key) == ["shell", "first"])

@@ -32,7 +32,7 @@ struct LiveChangesAcrossBurstTests {
         try await store.set(1, for: marker)
         let stream = store.changes()
         let path = temporary.path
-        _ = try await onOwnThread { try sqlite3(path, Self.importAndPrune) }
+        _ = try await sqlite3(path, Self.importAndPrune)
         // After the import, from this store: once it is read, everything before it was delivered.
         try await store.set(2, for: marker)
 
@@ -61,7 +61,7 @@ struct LiveChangesAcrossBurstTests {
         #expect(store[DefaultsKey<Int>("import.20000", default: 0)] == 20_000)
 
         // The same sequence keeps following: a later write from another connection is heard.
-        _ = try await onOwnThread { try sqlite3(path, "INSERT INTO defaults(key, value) VALUES ('after.burst', 1)") }
+        _ = try await sqlite3(path, "INSERT INTO defaults(key, value) VALUES ('after.burst', 1)")
         let next = await iterator.next()
         #expect(next?.key == "after.burst")
         #expect(next?.missedBefore == nil)

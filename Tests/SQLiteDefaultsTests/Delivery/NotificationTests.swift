@@ -20,87 +20,88 @@ struct NotificationTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
-    @Test func ownWriteIsLocalAndDeliveredAfterCommit() throws {
+    @Test func ownWriteIsLocalAndDeliveredAfterCommit() async throws {
         let store = try DefaultsStore(path: directory.database)
         let committed = Collected<String>()
         let token = store.observe(.name) { change in
-            // The change is committed: a second connection already sees it.
+            // The change is committed: a second connection already sees it. (The observer runs
+            // on the store's delivery thread, not the pool: the shell is waited for there.)
             committed.append((try? sqlite3(store.path!, "SELECT value FROM defaults WHERE key = 'name'")) ?? "?")
             #expect(change.origin == .local)
             #expect(change.key == "name")
         }
         store[.name] = "Ada"
-        #expect(committed.wait(count: 1))
+        #expect(await committed.waitAsync(count: 1))
         #expect(committed.all == ["Ada"])
         token.cancel()
     }
 
-    @Test func aSecondStoreOnTheSameFileIsExternal() throws {
+    @Test func aSecondStoreOnTheSameFileIsExternal() async throws {
         let first = try DefaultsStore(path: directory.database)
         let second = try DefaultsStore(path: directory.database)
         let (token, seen) = collect(first, .name)
         second[.name] = "from second"
-        #expect(seen.wait(count: 1))
+        #expect(await seen.waitAsync(count: 1))
         #expect(seen.all == [Seen(value: "from second", origin: .external)])
         #expect(first[.name] == "from second")  // the cache was invalidated
         _ = token
     }
 
-    @Test func anotherProcess() throws {
+    @Test func anotherProcess() async throws {
         let store = try DefaultsStore(path: directory.database)
         let (token, seen) = collect(store, .name)
-        try runHelper("set-string", directory.database, "name", "from process")
-        #expect(seen.wait(count: 1))
+        try await runHelper("set-string", directory.database, "name", "from process")
+        #expect(await seen.waitAsync(count: 1))
         #expect(seen.all == [Seen(value: "from process", origin: .external)])
         #expect(store[.name] == "from process")
-        try runHelper("remove", directory.database, "name")
-        #expect(seen.wait(count: 2))
+        try await runHelper("remove", directory.database, "name")
+        #expect(await seen.waitAsync(count: 2))
         #expect(seen.all.last == Seen(value: "Guest", origin: .external))
         _ = token
     }
 
-    @Test func sqliteShellInsertUpdateAndDelete() throws {
+    @Test func sqliteShellInsertUpdateAndDelete() async throws {
         let store = try DefaultsStore(path: directory.database)
         let (token, seen) = collect(store, .name)
         let counts = Collected<Int>()
         let countToken = store.observe(.count) { counts.append($0.newValue) }
-        try sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES ('name', 'inserted')")
-        #expect(seen.wait(count: 1))
-        try sqlite3(directory.database, "UPDATE defaults SET value = 'updated' WHERE key = 'name'")
-        #expect(seen.wait(count: 2))
-        try sqlite3(directory.database, "DELETE FROM defaults WHERE key = 'name'")
-        #expect(seen.wait(count: 3))
+        try await sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES ('name', 'inserted')")
+        #expect(await seen.waitAsync(count: 1))
+        try await sqlite3(directory.database, "UPDATE defaults SET value = 'updated' WHERE key = 'name'")
+        #expect(await seen.waitAsync(count: 2))
+        try await sqlite3(directory.database, "DELETE FROM defaults WHERE key = 'name'")
+        #expect(await seen.waitAsync(count: 3))
         #expect(seen.all == [
             Seen(value: "inserted", origin: .external),
             Seen(value: "updated", origin: .external),
             Seen(value: "Guest", origin: .external),
         ])
         // A bare DELETE (no WHERE) and a multi-row statement report every key.
-        try sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES ('name', 'n'), ('count', 5)")
-        #expect(seen.wait(count: 4))
-        #expect(counts.wait(count: 1))
-        try sqlite3(directory.database, "DELETE FROM defaults")
-        #expect(seen.wait(count: 5))
-        #expect(counts.wait(count: 2))
+        try await sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES ('name', 'n'), ('count', 5)")
+        #expect(await seen.waitAsync(count: 4))
+        #expect(await counts.waitAsync(count: 1))
+        try await sqlite3(directory.database, "DELETE FROM defaults")
+        #expect(await seen.waitAsync(count: 5))
+        #expect(await counts.waitAsync(count: 2))
         #expect(counts.all == [5, 0])
         #expect(store[.count] == 0)
         _ = (token, countToken)
     }
 
-    @Test func anObserverOfAIsNeverCalledForB() throws {
+    @Test func anObserverOfAIsNeverCalledForB() async throws {
         let store = try DefaultsStore(path: directory.database)
         let other = try DefaultsStore(path: directory.database)
         let (token, seen) = collect(store, .name)
         store[.count] = 1
         other[.count] = 2
-        try sqlite3(directory.database, "UPDATE defaults SET value = 3 WHERE key = 'count'")
+        try await sqlite3(directory.database, "UPDATE defaults SET value = 3 WHERE key = 'count'")
         store[.name] = "last"  // a marker: once this arrives, everything before it has been delivered
-        #expect(seen.wait(count: 1))
+        #expect(await seen.waitAsync(count: 1))
         #expect(seen.all == [Seen(value: "last", origin: .local)])
         _ = token
     }
 
-    @Test func aRolledBackTransactionNotifiesNobody() throws {
+    @Test func aRolledBackTransactionNotifiesNobody() async throws {
         let store = try DefaultsStore(path: directory.database)
         let watcher = try DefaultsStore(path: directory.database)
         let (token, seen) = collect(store, .name)
@@ -112,52 +113,52 @@ struct NotificationTests {
             }
         }
         store[.name] = "marker"
-        #expect(seen.wait(count: 1))
-        #expect(external.wait(count: 1))
+        #expect(await seen.waitAsync(count: 1))
+        #expect(await external.waitAsync(count: 1))
         #expect(seen.all == [Seen(value: "marker", origin: .local)])
         #expect(external.all == [Seen(value: "marker", origin: .external)])
         _ = (token, externalToken)
     }
 
-    @Test func severalWritesInOneTransactionAreOneNotification() throws {
+    @Test func severalWritesInOneTransactionAreOneNotification() async throws {
         let store = try DefaultsStore(path: directory.database)
         let watcher = try DefaultsStore(path: directory.database)
         let (token, seen) = collect(store, .name)
         let (externalToken, external) = collect(watcher, .name)
-        try store.transaction { tx in
+        try await store.transaction { tx in
             tx[.name] = "one"
             tx[.name] = "two"
             tx[.name] = "three"
         }
-        #expect(seen.wait(count: 1))
-        #expect(external.wait(count: 1))
+        #expect(await seen.waitAsync(count: 1))
+        #expect(await external.waitAsync(count: 1))
         store[.name] = "marker"
-        #expect(seen.wait(count: 2))
-        #expect(external.wait(count: 2))
+        #expect(await seen.waitAsync(count: 2))
+        #expect(await external.waitAsync(count: 2))
         #expect(seen.all.map(\.value) == ["three", "marker"])
         #expect(external.all.map(\.value) == ["three", "marker"])
         _ = (token, externalToken)
     }
 
-    @Test func writingTheValueAlreadyThereNotifiesNobody() throws {
+    @Test func writingTheValueAlreadyThereNotifiesNobody() async throws {
         let store = try DefaultsStore(path: directory.database)
         let watcher = try DefaultsStore(path: directory.database)
         store[.name] = "same"
         let (token, seen) = collect(store, .name)
         let (externalToken, external) = collect(watcher, .name)
         store[.name] = "same"
-        try store.set("same", for: .name)
-        try store.transaction { tx in tx[.name] = "other"; tx[.name] = "same" }
-        try sqlite3(directory.database, "UPDATE defaults SET value = 'same' WHERE key = 'name'")
+        try await store.set("same", for: .name)
+        try await store.transaction { tx in tx[.name] = "other"; tx[.name] = "same" }
+        try await sqlite3(directory.database, "UPDATE defaults SET value = 'same' WHERE key = 'name'")
         store[.name] = "marker"
-        #expect(seen.wait(count: 1))
-        #expect(external.wait(count: 1))
+        #expect(await seen.waitAsync(count: 1))
+        #expect(await external.waitAsync(count: 1))
         #expect(seen.all.map(\.value) == ["marker"])
         #expect(external.all.map(\.value) == ["marker"])
         _ = (token, externalToken)
     }
 
-    @Test func twoThousandObservedKeysOneWriteOneCall() throws {
+    @Test func twoThousandObservedKeysOneWriteOneCall() async throws {
         let store = try DefaultsStore(path: directory.database)
         let calls = Collected<String>()
         var tokens: [DefaultsObservation] = []
@@ -165,10 +166,10 @@ struct NotificationTests {
             tokens.append(store.observe(DefaultsKey<Int>("key.\(index)", default: 0)) { calls.append($0.key) })
         }
         store[DefaultsKey<Int>("key.1234", default: 0)] = 1
-        try sqlite3(directory.database, "UPDATE defaults SET value = 2 WHERE key = 'key.1234'")
-        #expect(calls.wait(count: 2))
+        try await sqlite3(directory.database, "UPDATE defaults SET value = 2 WHERE key = 'key.1234'")
+        #expect(await calls.waitAsync(count: 2))
         store[DefaultsKey<Int>("key.7", default: 0)] = 1
-        #expect(calls.wait(count: 3))
+        #expect(await calls.waitAsync(count: 3))
         #expect(calls.all == ["key.1234", "key.1234", "key.7"])
         tokens.removeAll()
     }
@@ -193,7 +194,7 @@ struct NotificationTests {
         _ = selfToken
     }
 
-    @Test func callbacksMayReadAndWriteTheStore() throws {
+    @Test func callbacksMayReadAndWriteTheStore() async throws {
         let store = try DefaultsStore(path: directory.database)
         let seen = Collected<Int>()
         let token = store.observe(.count) { change in
@@ -201,18 +202,18 @@ struct NotificationTests {
             if change.newValue < 5 { store[.count] = store[.count] + 1 }  // re-entrant write: no deadlock
         }
         store[.count] = 1
-        #expect(seen.wait(count: 5))
+        #expect(await seen.waitAsync(count: 5))
         #expect(seen.all == [1, 2, 3, 4, 5])
         _ = token
     }
 
-    @Test func aChangeLogRowForAKeyThatNoLongerExistsDeliversTheDefault() throws {
+    @Test func aChangeLogRowForAKeyThatNoLongerExistsDeliversTheDefault() async throws {
         let store = try DefaultsStore(path: directory.database)
         store[.name] = "x"
         let (token, seen) = collect(store, .name)
         // Another writer logs a change of a key whose row is gone.
-        try sqlite3(directory.database, "DELETE FROM defaults WHERE key = 'name'; INSERT INTO defaults_changes(key) VALUES ('name');")
-        #expect(seen.wait(count: 1))
+        try await sqlite3(directory.database, "DELETE FROM defaults WHERE key = 'name'; INSERT INTO defaults_changes(key) VALUES ('name');")
+        #expect(await seen.waitAsync(count: 1))
         #expect(seen.all == [Seen(value: "Guest", origin: .external)])
         _ = token
     }
@@ -229,14 +230,14 @@ struct NotificationTests {
         #expect(seen.all == ["while alive"])
     }
 
-    @Test func observeAllSeesEveryKeyInCommitOrder() throws {
+    @Test func observeAllSeesEveryKeyInCommitOrder() async throws {
         let store = try DefaultsStore(path: directory.database)
         let seen = Collected<AnyDefaultsChange>()
         let token = store.observe { seen.append($0) }
         store[.name] = "n"
         store[.count] = 1
-        try sqlite3(directory.database, "INSERT INTO defaults VALUES ('shell', 'yes')")
-        #expect(seen.wait(count: 3))
+        try await sqlite3(directory.database, "INSERT INTO defaults VALUES ('shell', 'yes')")
+        #expect(await seen.waitAsync(count: 3))
         #expect(seen.all.map(\.key) == ["name", "count", "shell"])
         #expect(seen.all.map(\.origin) == [.local, .local, .external])
         #expect(seen.all.last?.newValue == .text("yes"))

@@ -91,7 +91,7 @@ struct CachedReadTests {
 
     /// The same two names, observed: each observer hears its own row only, from this store
     /// and from another one (the external path), in one transaction and apart.
-    @Test func observersOfCanonicallyEquivalentNamesHearTheirOwnRow() throws {
+    @Test func observersOfCanonicallyEquivalentNamesHearTheirOwnRow() async throws {
         let composed = DefaultsKey<Int>("caf\u{E9}", default: 0)
         let decomposed = DefaultsKey<Int>("cafe\u{301}", default: 0)
         let store = try DefaultsStore(path: directory.database)
@@ -101,14 +101,14 @@ struct CachedReadTests {
             store.observe(composed) { heardComposed.append($0.newValue) },
             store.observe(decomposed) { heardDecomposed.append($0.newValue) },
         ]
-        try store.transaction { transaction in
+        try await store.transaction { transaction in
             try transaction.set(1, for: composed)
             try transaction.set(2, for: decomposed)
         }
-        try writer.set(3, for: decomposed)
-        #expect(heardDecomposed.wait(count: 2))
-        try writer.set(4, for: composed)
-        #expect(heardComposed.wait(count: 2))
+        try await writer.set(3, for: decomposed)
+        #expect(await heardDecomposed.waitAsync(count: 2))
+        try await writer.set(4, for: composed)
+        #expect(await heardComposed.waitAsync(count: 2))
         #expect(heardComposed.all == [1, 4])
         #expect(heardDecomposed.all == [2, 3])
         #expect(store[composed] == 4 && store[decomposed] == 3)

@@ -17,7 +17,7 @@ struct ConnectionBudgetTests {
         let descriptors = Int(await child.value(after: "fds ") ?? "") ?? -1
         #expect(descriptors > 0 && descriptors < 256, "descriptors in use: \(descriptors)")
         // The first store's connection was suspended long ago; the monitor still watches its file.
-        try sqlite3(directory.path + "/s0.sqlite", "INSERT INTO defaults(key, value) VALUES ('k', 'from the shell')")
+        try await sqlite3(directory.path + "/s0.sqlite", "INSERT INTO defaults(key, value) VALUES ('k', 'from the shell')")
         #expect(await child.value(after: "heard ", timeout: .seconds(120)) == "from the shell", "\(child.lines.all.suffix(3)) \(child.errors)")
         #expect(await child.value(after: "wrote ", timeout: .seconds(300)) == "300", "\(child.lines.all.suffix(3)) \(child.errors)")
         #expect(await child.exitStatus() == 0)

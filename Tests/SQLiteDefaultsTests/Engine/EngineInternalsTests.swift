@@ -36,26 +36,26 @@ struct EngineInternalsTests {
     }
 
     @Test("tombstones of removed keys are bounded; observed keys keep theirs")
-    func tombstonesAreBounded() throws {
+    func tombstonesAreBounded() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         let watched = DefaultsKey<Int>("watched", default: 0)
         let heard = Collected<Int>()
         let token = store.observe(watched) { heard.append($0.newValue) }
         store[watched] = 1
-        try store.remove(watched)
+        try await store.remove(watched)
         for index in 0..<(ValueCache.tombstoneLimit * 3) {
             let key = DefaultsKey<Int>("gone.\(index)", default: 0)
             store[key] = index
-            try store.remove(key)
+            try await store.remove(key)
         }
         #expect(store.core.cache.tombstoneCount <= ValueCache.tombstoneLimit + 1)
         // The observed key's last-seen value (no row) survived the pruning: writing the
         // default-less removal again announces nothing new, a new value announces once.
-        try store.remove(watched)
+        try await store.remove(watched)
         store[watched] = 2
         // Observers are called on the delivery queue: wait for the three calls, then compare.
-        _ = heard.wait(count: 3)
+        _ = await heard.waitAsync(count: 3)
         #expect(heard.all == [1, 0, 2])
         withExtendedLifetime(token) {}
     }

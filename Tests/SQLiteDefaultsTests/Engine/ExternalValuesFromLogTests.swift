@@ -19,7 +19,7 @@ struct ExternalValuesFromLogTests {
         var script = "BEGIN;\n"
         for index in 0..<2_000 { script += "INSERT INTO defaults VALUES ('k\(index)', \(index));\n" }
         script += "UPDATE defaults SET value = -1 WHERE key = 'k7';\nCOMMIT;\n"
-        try sqlite3(temporary.path, script)
+        try await sqlite3(temporary.path, script)
         try await changes.waitFor(count: 2_000, timeout: .seconds(60))
         let byKey = Dictionary(changes.all.map { ($0.key, $0.newValue) }, uniquingKeysWith: { _, last in last })
         #expect(byKey["k7"] == .integer(-1))
@@ -34,7 +34,7 @@ struct ExternalValuesFromLogTests {
         try await store.declare(secret)
         let changes = DefaultsChangeCollector(store.changes())
         let large = String(repeating: "x", count: 20_000)
-        try sqlite3(temporary.path, "INSERT INTO defaults VALUES ('name', '\(large)'); INSERT INTO defaults VALUES ('secret', 's3'); INSERT INTO defaults VALUES ('marker', 'end');")
+        try await sqlite3(temporary.path, "INSERT INTO defaults VALUES ('name', '\(large)'); INSERT INTO defaults VALUES ('secret', 's3'); INSERT INTO defaults VALUES ('marker', 'end');")
         try await changes.waitFor(key: "marker", value: .text("end"), timeout: .seconds(60))
         #expect(store[name] == large)
         #expect(store[secret] == "s3")

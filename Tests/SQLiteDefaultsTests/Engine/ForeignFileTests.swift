@@ -32,22 +32,22 @@ struct ForeignFileTests {
     // MARK: Another program's database
 
     @Test("another program's database is refused and left byte for byte as it was")
-    func foreignDatabaseRefused() throws {
+    func foreignDatabaseRefused() async throws {
         let path = directory.path + "/app.db"
-        try sqlite3(path, "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users(name) VALUES ('ada');")
+        try await sqlite3(path, "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users(name) VALUES ('ada');")
         let before = snapshot(path)
         expectError(.foreignDatabase) { _ = try DefaultsStore(path: path) }
         var readOnly = DefaultsStore.Configuration()
         readOnly.isReadOnly = true
         expectError(.foreignDatabase) { _ = try DefaultsStore(path: path, configuration: readOnly) }
         #expect(snapshot(path) == before)
-        #expect(try sqlite3(path, "PRAGMA journal_mode") == "delete")
+        #expect(try await sqlite3(path, "PRAGMA journal_mode") == "delete")
     }
 
     @Test("a table named defaults of another shape is refused, even when other tables are allowed")
-    func defaultsTableOfAnotherShape() throws {
+    func defaultsTableOfAnotherShape() async throws {
         let path = directory.path + "/app.db"
-        try sqlite3(path, "CREATE TABLE defaults(id INTEGER PRIMARY KEY, setting TEXT);")
+        try await sqlite3(path, "CREATE TABLE defaults(id INTEGER PRIMARY KEY, setting TEXT);")
         let before = snapshot(path)
         var configuration = DefaultsStore.Configuration()
         configuration.allowsOtherTables = true
@@ -56,26 +56,26 @@ struct ForeignFileTests {
     }
 
     @Test("with allowsOtherTables the store lives beside the app's tables")
-    func otherTablesAllowed() throws {
+    func otherTablesAllowed() async throws {
         let path = directory.path + "/app.db"
-        try sqlite3(path, "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users(name) VALUES ('ada');")
+        try await sqlite3(path, "CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users(name) VALUES ('ada');")
         var configuration = DefaultsStore.Configuration()
         configuration.allowsOtherTables = true
         do {
             let store = try DefaultsStore(path: path, configuration: configuration)
-            try store.set("Ada", for: name)
+            try await store.set("Ada", for: name)
         }
-        #expect(try sqlite3(path, "SELECT name FROM users") == "ada")
+        #expect(try await sqlite3(path, "SELECT name FROM users") == "ada")
         // Once the file holds the store's identity, it opens without the option.
         let store = try DefaultsStore(path: path)
         #expect(store[name] == "Ada")
     }
 
     @Test("the store's own file with an app table added still opens")
-    func ownFilesStillOpen() throws {
+    func ownFilesStillOpen() async throws {
         let own = directory.path + "/own.sqlite"
-        try DefaultsStore(path: own).set("Eve", for: name)
-        try sqlite3(own, "CREATE TABLE audit(at TEXT);")
+        try await DefaultsStore(path: own).set("Eve", for: name)
+        try await sqlite3(own, "CREATE TABLE audit(at TEXT);")
         #expect(try DefaultsStore(path: own)[name] == "Eve")
     }
 
@@ -131,7 +131,7 @@ struct ForeignFileTests {
     // MARK: Read-only
 
     @Test("a read-only store creates, migrates and converts nothing")
-    func readOnlyTouchesNothing() throws {
+    func readOnlyTouchesNothing() async throws {
         var configuration = DefaultsStore.Configuration()
         configuration.isReadOnly = true
         // Missing: refused, nothing created.
@@ -141,24 +141,24 @@ struct ForeignFileTests {
 
         // An older schema in rollback-journal mode: read as it is.
         let old = directory.path + "/old.sqlite"
-        try sqlite3(old, "CREATE TABLE defaults(key TEXT NOT NULL UNIQUE, value); INSERT INTO defaults VALUES ('name', 'Old'); PRAGMA user_version = 1;")
+        try await sqlite3(old, "CREATE TABLE defaults(key TEXT NOT NULL UNIQUE, value); INSERT INTO defaults VALUES ('name', 'Old'); PRAGMA user_version = 1;")
         let before = snapshot(old)
         do {
             let store = try DefaultsStore(path: old, configuration: configuration)
             #expect(store[name] == "Old")
-            #expect(try store.keys() == ["name"])
+            await #expect(try store.keys() == ["name"])
             expectError(.readOnly) { try store.set("New", for: name) }
             expectError(.readOnly) { try store.remove(name) }
         }
         #expect(snapshot(old) == before)
-        #expect(try sqlite3(old, "PRAGMA user_version") == "1")
+        #expect(try await sqlite3(old, "PRAGMA user_version") == "1")
 
         // An empty SQLite file: no keys, and it stays empty.
         let empty = directory.path + "/empty.sqlite"
         #expect(FileManager.default.createFile(atPath: empty, contents: Data(), attributes: [.posixPermissions: 0o600]))
         do {
             let store = try DefaultsStore(path: empty, configuration: configuration)
-            #expect(try store.keys().isEmpty)
+            await #expect(try store.keys().isEmpty)
             #expect(store[name] == "Guest")
             expectError(.readOnly) { try store.set("x", for: name) }
         }

@@ -17,10 +17,10 @@ struct ChangeFeedEdgeTests {
         let store = temporary.store
         store[count] = 1
         let backup = temporary.directory + "/backup.sqlite"
-        try sqlite3(temporary.path, ".backup '\(backup)'")
+        try await sqlite3(temporary.path, ".backup '\(backup)'")
         for value in 2...5 { store[count] = value }
         var iterator = store.changes(since: try await store.newestSequence()).makeAsyncIterator()
-        try sqlite3(temporary.path, ".restore '\(backup)'")
+        try await sqlite3(temporary.path, ".restore '\(backup)'")
         // The feed was at entry 5 of a history that now ends at 1: it cannot know what it saw
         // that the file no longer holds, so it stops, named.
         do {
@@ -39,7 +39,7 @@ struct ChangeFeedEdgeTests {
         let start = try await store.newestSequence()
         // One statement: the shell compiles the schema's triggers for every statement it prepares
         // (about 2 ms each), so 10,000 INSERTs would take 20 seconds.
-        try sqlite3(temporary.path, """
+        try await sqlite3(temporary.path, """
             WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 9999)
             INSERT INTO defaults(key, value) SELECT 'import.' || i, i FROM n;
             """)

@@ -40,7 +40,7 @@ struct ChangeFeedTests {
         for value in 1...200 { store[count] = value }     // nobody reading: the history is the buffer
         let feed = store.changes(since: start, keys: ["count", "marker"])
         let live = Task { try await collect(feed) { $0.key == "marker" } }
-        try sqlite3(temporary.path, "UPDATE defaults SET value = 201 WHERE key = 'count'")
+        try await sqlite3(temporary.path, "UPDATE defaults SET value = 201 WHERE key = 'count'")
         try await eventually(timeout: .seconds(60)) { try store.newestSequence() > start + 200 }
         store[marker] = "end"
         let seen = try await live.value

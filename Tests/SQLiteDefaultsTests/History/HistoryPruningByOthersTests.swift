@@ -11,7 +11,7 @@ private let marker = DefaultsKey<String?>("marker")
 @Suite("History: pruning what other writers logged", .requiresSQLiteShell)
 struct HistoryPruningByOthersTests {
     /// `count` autocommit writes of `doc` by the `sqlite3` shell, each its own entry, then the marker.
-    private func sqlWrites(_ database: String, count: Int, then markerValue: String? = nil) throws {
+    private func sqlWrites(_ database: String, count: Int, then markerValue: String? = nil) async throws {
         var script = "BEGIN; INSERT INTO defaults(key, value) VALUES ('doc', 0) ON CONFLICT(key) DO NOTHING; COMMIT;\n"
         for value in 1...count {
             script += "UPDATE defaults SET value = \(value) WHERE key = 'doc';\n"
@@ -19,11 +19,11 @@ struct HistoryPruningByOthersTests {
         if let markerValue {
             script += "INSERT INTO defaults(key, value) VALUES ('marker', '\(markerValue)') ON CONFLICT(key) DO UPDATE SET value = excluded.value;\n"
         }
-        try sqlite3(database, script)
+        try await sqlite3(database, script)
     }
 
-    private func logSpan(_ database: String) throws -> Int {
-        Int(try sqlite3(database, "SELECT count(*) FROM defaults_changes")) ?? -1
+    private func logSpan(_ database: String) async throws -> Int {
+        Int(try await sqlite3(database, "SELECT count(*) FROM defaults_changes")) ?? -1
     }
 
     /// A store that only watches prunes the log after the shell's commits: at most the kept
@@ -36,10 +36,10 @@ struct HistoryPruningByOthersTests {
         let seen = Collected<String?>()
         let token = store.observe(marker) { seen.append($0.newValue) }
         defer { token.cancel() }
-        try sqlWrites(directory.database, count: 600, then: "done")
+        try await sqlWrites(directory.database, count: 600, then: "done")
         #expect(await seen.waitAsync { $0.contains("done") }, "the marker never arrived")
-        _ = await waitUntil(timeout: .seconds(10)) { ((try? logSpan(directory.database)) ?? .max) <= 101 }
-        let span = try logSpan(directory.database)
+        _ = await waitUntilAwaiting(timeout: .seconds(10)) { ((try? await logSpan(directory.database)) ?? .max) <= 101 }
+        let span = try await logSpan(directory.database)
         #expect(span <= 101, "the log holds \(span) entries; the file keeps 100")
         let history = try await store.history(keys: ["doc"], limit: 100)
         #expect(history.count >= 99)
@@ -48,23 +48,23 @@ struct HistoryPruningByOthersTests {
 
     /// Nobody had the file open while the shell wrote: the next store to open it (not a
     /// read-only one) brings the log back to its length before `init` returns.
-    @Test func openingPrunesWhatGrewWhileNoStoreWasOpen() throws {
+    @Test func openingPrunesWhatGrewWhileNoStoreWasOpen() async throws {
         let directory = try TemporaryDirectory()
-        try DefaultsStore(path: directory.database).setHistoryRetention(100)
-        try sqlWrites(directory.database, count: 500)
-        let grown = try logSpan(directory.database)
+        try await DefaultsStore(path: directory.database).setHistoryRetention(100)
+        try await sqlWrites(directory.database, count: 500)
+        let grown = try await logSpan(directory.database)
         #expect(grown > 500)
 
         var readOnly = DefaultsStore.Configuration()
         readOnly.isReadOnly = true
         let reader = try DefaultsStore(path: directory.database, configuration: readOnly)
-        #expect(try reader.history(keys: ["doc"], limit: 1).first?.value == .value(.integer(500)))
-        #expect(try logSpan(directory.database) == grown, "a read-only store wrote to the file")
+        await #expect(try reader.history(keys: ["doc"], limit: 1).first?.value == .value(.integer(500)))
+        #expect(try await logSpan(directory.database) == grown, "a read-only store wrote to the file")
         try reader.close()
 
         let store = try DefaultsStore(path: directory.database)
-        #expect(try logSpan(directory.database) == 100)
-        #expect(try store.history(keys: ["doc"], limit: 1).first?.value == .value(.integer(500)))
+        #expect(try await logSpan(directory.database) == 100)
+        await #expect(try store.history(keys: ["doc"], limit: 1).first?.value == .value(.integer(500)))
     }
 
     /// A backup restored under a watching store (`sqlite3 .restore`) brings back its long log;
@@ -73,13 +73,13 @@ struct HistoryPruningByOthersTests {
         let directory = try TemporaryDirectory()
         let backup = directory.path + "/backup.sqlite"
         try await DefaultsStore(path: directory.database).setHistoryRetention(100)
-        try sqlWrites(directory.database, count: 300)
-        try sqlite3(directory.database, ".backup '\(backup)'")
+        try await sqlWrites(directory.database, count: 300)
+        try await sqlite3(directory.database, ".backup '\(backup)'")
         let store = try DefaultsStore(path: directory.database)
-        #expect(try logSpan(directory.database) == 100)
-        try sqlite3(directory.database, ".restore '\(backup)'")
-        _ = await waitUntil(timeout: .seconds(10)) { ((try? logSpan(directory.database)) ?? .max) <= 101 }
-        let span = try logSpan(directory.database)
+        #expect(try await logSpan(directory.database) == 100)
+        try await sqlite3(directory.database, ".restore '\(backup)'")
+        _ = await waitUntilAwaiting(timeout: .seconds(10)) { ((try? await logSpan(directory.database)) ?? .max) <= 101 }
+        let span = try await logSpan(directory.database)
         #expect(span <= 101, "the restored log holds \(span) entries; the file keeps 100")
         #expect(try await store.history(keys: ["doc"], limit: 1).first?.value == .value(.integer(300)))
     }
@@ -87,15 +87,15 @@ struct HistoryPruningByOthersTests {
     /// A length outside the range a store accepts (0 or 1, written with SQL) means the default,
     /// 10,000: it never empties the log.
     @Test(arguments: [0, 1])
-    func aLengthOutsideTheRangeKeepsTheDefault(length: Int) throws {
+    func aLengthOutsideTheRangeKeepsTheDefault(length: Int) async throws {
         let directory = try TemporaryDirectory()
-        try DefaultsStore(path: directory.database).set(1, for: DefaultsKey<Int>("seed", default: 0))
-        try sqlite3(directory.database, "DELETE FROM defaults_history_settings; INSERT INTO defaults_history_settings(kept) VALUES (\(length))")
-        try sqlWrites(directory.database, count: 200)
-        let before = try logSpan(directory.database)
+        try await DefaultsStore(path: directory.database).set(1, for: DefaultsKey<Int>("seed", default: 0))
+        try await sqlite3(directory.database, "DELETE FROM defaults_history_settings; INSERT INTO defaults_history_settings(kept) VALUES (\(length))")
+        try await sqlWrites(directory.database, count: 200)
+        let before = try await logSpan(directory.database)
         let store = try DefaultsStore(path: directory.database)
         #expect(try store.historyRetention == 10_000)
-        #expect(try logSpan(directory.database) == before)
+        #expect(try await logSpan(directory.database) == before)
     }
 
     /// Opening never queues behind another writer for the prune: with the write lock held by
@@ -108,8 +108,8 @@ struct HistoryPruningByOthersTests {
         unwatched.externalChangeDetection = .off
         let writer = try DefaultsStore(path: directory.database, configuration: unwatched)
         try await writer.setHistoryRetention(100)
-        try sqlWrites(directory.database, count: 300)
-        let grown = try logSpan(directory.database)
+        try await sqlWrites(directory.database, count: 300)
+        let grown = try await logSpan(directory.database)
         let started = ContinuousClock.now
         var opened: DefaultsStore?
         // The synchronous transaction (a closure of its own: in async code `transaction` is the async form).
@@ -123,36 +123,36 @@ struct HistoryPruningByOthersTests {
         #expect(opened != nil)
         #expect(grown > 300)
         // The writer's commit is another connection's to the new store, which then prunes.
-        _ = await waitUntil(timeout: .seconds(10)) { ((try? logSpan(directory.database)) ?? .max) <= 101 }
-        let span = try logSpan(directory.database)
+        _ = await waitUntilAwaiting(timeout: .seconds(10)) { ((try? await logSpan(directory.database)) ?? .max) <= 101 }
+        let span = try await logSpan(directory.database)
         #expect(span <= 101, "the log holds \(span) entries; the file keeps 100")
         withExtendedLifetime(opened) {}
     }
 
     /// The span is read from the two ends of the log's rowid B-tree, never by scanning it.
-    @Test func theLengthCheckReadsNoEntryOfTheLog() throws {
+    @Test func theLengthCheckReadsNoEntryOfTheLog() async throws {
         let directory = try TemporaryDirectory()
-        try DefaultsStore(path: directory.database).set(1, for: DefaultsKey<Int>("seed", default: 0))
-        let plan = try sqlite3(directory.database, "EXPLAIN QUERY PLAN " + HistoryLog.spanSQL)
+        try await DefaultsStore(path: directory.database).set(1, for: DefaultsKey<Int>("seed", default: 0))
+        let plan = try await sqlite3(directory.database, "EXPLAIN QUERY PLAN " + HistoryLog.spanSQL)
         // Each end is a SEARCH; only the one-row settings table is scanned.
         #expect(!plan.contains("SCAN defaults_changes"), "\(plan)")
         #expect(plan.components(separatedBy: "SEARCH defaults_changes").count == 3, "\(plan)")
-        let together = try sqlite3(directory.database, "EXPLAIN QUERY PLAN SELECT max(seq) - min(seq) FROM defaults_changes")
+        let together = try await sqlite3(directory.database, "EXPLAIN QUERY PLAN SELECT max(seq) - min(seq) FROM defaults_changes")
         #expect(together.contains("SCAN defaults_changes"), "the reason for two subqueries: \(together)")
     }
 
     /// A store closed right after a burst of another client's commits (while its monitor may be
     /// pruning) closes cleanly, and the file is whole: a prune is one transaction.
-    @Test func closingWhilePruningLeavesAWholeFile() throws {
+    @Test func closingWhilePruningLeavesAWholeFile() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.setHistoryRetention(100)
-        try sqlWrites(directory.database, count: 400)
+        try await store.setHistoryRetention(100)
+        try await sqlWrites(directory.database, count: 400)
         try store.close()
-        #expect(try sqlite3(directory.database, "PRAGMA integrity_check") == "ok")
-        let newest = try sqlite3(directory.database, "SELECT value FROM defaults_changes ORDER BY seq DESC LIMIT 1")
+        #expect(try await sqlite3(directory.database, "PRAGMA integrity_check") == "ok")
+        let newest = try await sqlite3(directory.database, "SELECT value FROM defaults_changes ORDER BY seq DESC LIMIT 1")
         #expect(newest == "400")
-        let span = try logSpan(directory.database)
+        let span = try await logSpan(directory.database)
         #expect(span >= 100)
     }
 }

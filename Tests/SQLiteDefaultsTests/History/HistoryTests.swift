@@ -83,19 +83,19 @@ struct HistoryTests {
         #expect(try store.history().count == 3)
     }
 
-    @Test func aTransactionThatEndsWhereItStartedIsNoEntry() throws {
+    @Test func aTransactionThatEndsWhereItStartedIsNoEntry() async throws {
         let store = try DefaultsStore.inMemory()
-        try store.set(1, for: timeout)
+        try await store.set(1, for: timeout)
         let seen = Collected<Int>()
         let token = store.observe(timeout) { seen.append($0.newValue) }
-        try store.transaction { tx in
+        try await store.transaction { tx in
             try tx.set(2, for: timeout)
             try tx.set(1, for: timeout)
         }
-        try store.set(3, for: timeout)
-        #expect(seen.wait(count: 1))
+        try await store.set(3, for: timeout)
+        #expect(await seen.waitAsync(count: 1))
         #expect(seen.all == [3], "observers heard nothing of the transaction")
-        #expect(try store.history(for: timeout).map(\.value.written) == [3, 1])
+        await #expect(try store.history(for: timeout).map(\.value.written) == [3, 1])
         _ = token
     }
 
@@ -143,86 +143,86 @@ struct HistoryTests {
         #expect(newest.allSatisfy { $0.isRemoved && $0.value == .removed && $0.value.written == nil })
     }
 
-    @Test func aSQLClientsWriteIsRecordedAsSQLAndObserversHearItsWriter() throws {
+    @Test func aSQLClientsWriteIsRecordedAsSQLAndObserversHearItsWriter() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try store.set(1, for: timeout)
+        try await store.set(1, for: timeout)
         let seen = Collected<AnyDefaultsChange>()
         let token = store.observe { seen.append($0) }
-        try sqlite3(directory.database, "UPDATE defaults SET value = 2 WHERE key = 'timeout'")
-        #expect(seen.wait(count: 1))
+        try await sqlite3(directory.database, "UPDATE defaults SET value = 2 WHERE key = 'timeout'")
+        #expect(await seen.waitAsync(count: 1))
         #expect(seen.all.first?.writer == DefaultsWriter(kind: .sql))
-        let entry = try #require(try store.history(for: timeout).first)
+        let entry = try await #require(try store.history(for: timeout).first)
         #expect(entry.value == .value(2))
         #expect(entry.writer == DefaultsWriter(kind: .sql))
         _ = token
     }
 
-    @Test func observersHearThisProcessAsTheWriterOfLocalChanges() throws {
+    @Test func observersHearThisProcessAsTheWriterOfLocalChanges() async throws {
         let store = try DefaultsStore.inMemory()
         let seen = Collected<DefaultsChange<Int>>()
         let token = store.observe(timeout) { seen.append($0) }
-        try store.set(9, for: timeout)
-        #expect(seen.wait(count: 1))
+        try await store.set(9, for: timeout)
+        #expect(await seen.waitAsync(count: 1))
         #expect(seen.all.first?.writer == DefaultsWriter.current)
         _ = token
     }
 
-    @Test func anotherProcessIsRecordedWithItsOwnProcessId() throws {
+    @Test func anotherProcessIsRecordedWithItsOwnProcessId() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        let result = try runHelper("set-int", directory.database, "timeout", "12")
+        let result = try await runHelper("set-int", directory.database, "timeout", "12")
         #expect(result.status == 0)
-        let entry = try #require(try store.history(for: timeout).first)
+        let entry = try await #require(try store.history(for: timeout).first)
         #expect(entry.value == .value(12))
         #expect(entry.writer.kind == .library)
         #expect(entry.writer.program == "DefaultsTestHelper")
         #expect(entry.writer.pid != nil && entry.writer.pid != getpid())
     }
 
-    @Test func aLargeValueIsKeptBySizeAndTheFileStaysBounded() throws {
+    @Test func aLargeValueIsKeptBySizeAndTheFileStaysBounded() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
         let large = String(repeating: "x", count: 10_000_000)
-        for index in 0..<5 { try store.set(large + "\(index)", for: document) }
-        try store.set("small", for: document)
-        let entries = try store.history(for: document)
+        for index in 0..<5 { try await store.set(large + "\(index)", for: document) }
+        try await store.set("small", for: document)
+        let entries = try await store.history(for: document)
         #expect(entries.count == 6)
         #expect(entries[0].value == .value("small") && entries[0].omittedByteCount == nil)
         #expect(entries[1].value == .tooLargeToKeep(byteCount: 10_000_001) && !entries[1].isRemoved && entries[1].omittedByteCount == 10_000_001)
         // The history holds sizes, not five copies of 10 MB.
-        let logBytes = Int(try sqlite3(directory.database, "SELECT sum(length(CAST(value AS BLOB))) FROM defaults_changes")) ?? -1
+        let logBytes = Int(try await sqlite3(directory.database, "SELECT sum(length(CAST(value AS BLOB))) FROM defaults_changes")) ?? -1
         #expect(logBytes >= 0 && logBytes < 1_000)
         let limit = DefaultsStore.historyValueLimit
-        try store.set(String(repeating: "y", count: limit), for: document)
-        #expect(try store.history(for: document).first?.value.written?.utf8.count == limit)
+        try await store.set(String(repeating: "y", count: limit), for: document)
+        await #expect(try store.history(for: document).first?.value.written?.utf8.count == limit)
         // One byte more is kept by size only: Swift's limit is the triggers' own (Migrations/0008).
-        try store.set(String(repeating: "z", count: limit + 1), for: document)
-        #expect(try store.history(for: document).first?.value == .tooLargeToKeep(byteCount: limit + 1))
+        try await store.set(String(repeating: "z", count: limit + 1), for: document)
+        await #expect(try store.history(for: document).first?.value == .tooLargeToKeep(byteCount: limit + 1))
     }
 
-    @Test func aValueThatDoesNotDecodeIsUndecodableNotRemoved() throws {
+    @Test func aValueThatDoesNotDecodeIsUndecodableNotRemoved() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
-        try sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES ('timeout', 'soon')")
-        let entry = try #require(try store.history(for: timeout).first)
+        try await sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES ('timeout', 'soon')")
+        let entry = try await #require(try store.history(for: timeout).first)
         #expect(entry.value == .undecodable(.text("soon")) && entry.value.written == nil && !entry.isRemoved)
-        #expect(try store.history(keys: ["timeout"]).first?.value == .value(.text("soon")))
+        await #expect(try store.history(keys: ["timeout"]).first?.value == .value(.text("soon")))
     }
 
-    @Test func aRestoredOlderFileShowsOnlyTheHistoryItHolds() throws {
+    @Test func aRestoredOlderFileShowsOnlyTheHistoryItHolds() async throws {
         let directory = try TemporaryDirectory()
         let backup = directory.path + "/backup.sqlite"
         let store = try DefaultsStore(path: directory.database)
-        try store.set(1, for: timeout)
-        try sqlite3(directory.database, ".backup '\(backup)'")
-        try store.set(2, for: timeout)
-        try store.set(3, for: timeout)
-        try sqlite3(directory.database, ".restore '\(backup)'")
-        #expect(try store.history(for: timeout).map(\.value.written) == [1])
+        try await store.set(1, for: timeout)
+        try await sqlite3(directory.database, ".backup '\(backup)'")
+        try await store.set(2, for: timeout)
+        try await store.set(3, for: timeout)
+        try await sqlite3(directory.database, ".restore '\(backup)'")
+        await #expect(try store.history(for: timeout).map(\.value.written) == [1])
         // Writing on continues from the restored file's numbers, claiming nothing it lost.
-        try store.set(4, for: timeout)
-        #expect(try store.history(for: timeout).map(\.value.written) == [4, 1])
+        try await store.set(4, for: timeout)
+        await #expect(try store.history(for: timeout).map(\.value.written) == [4, 1])
         let reopened = try DefaultsStore(path: directory.database)
         let seen = try store.value(for: timeout)
         #expect(try reopened.value(for: timeout) == 4, "\(seen)")
@@ -256,15 +256,15 @@ struct HistoryTests {
         #expect(zip(kept, kept.dropFirst()).allSatisfy { $0.sequence == $1.sequence + 1 })
     }
 
-    @Test func manyShortLivedWritersStillPruneTheLog() throws {
+    @Test func manyShortLivedWritersStillPruneTheLog() async throws {
         let directory = try TemporaryDirectory()
-        try DefaultsStore(path: directory.database).setHistoryRetention(100)
+        try await DefaultsStore(path: directory.database).setHistoryRetention(100)
         // Each store writes a few times and goes away: none reaches 1,000 commits of its own.
         for round in 0..<150 {
             let store = try DefaultsStore(path: directory.database)
-            for value in 0..<10 { try store.set(round * 10 + value, for: timeout) }
+            for value in 0..<10 { try await store.set(round * 10 + value, for: timeout) }
         }
-        let rows = Int(try sqlite3(directory.database, "SELECT count(*) FROM defaults_changes")) ?? -1
+        let rows = Int(try await sqlite3(directory.database, "SELECT count(*) FROM defaults_changes")) ?? -1
         #expect(rows >= 100 && rows <= 1_100)
     }
 
@@ -285,17 +285,17 @@ struct HistoryTests {
         #expect(!reader.lines.all.contains("bad order"))
     }
 
-    @Test func rowsAppliedByAReplicatorNameTheFleetAndTheMachine() throws {
+    @Test func rowsAppliedByAReplicatorNameTheFleetAndTheMachine() async throws {
         let store = try DefaultsStore.inMemory()
         let seen = Collected<AnyDefaultsChange>()
         let token = store.observe { seen.append($0) }
         try store.replicaTransaction { transaction in
             try transaction.write("timeout", .integer(99), writer: .fleet(origin: "build-7:/var/lib/app/defaults.sqlite"))
         }
-        let entry = try #require(try store.history(for: timeout).first)
+        let entry = try await #require(try store.history(for: timeout).first)
         #expect(entry.value == .value(99))
         #expect(entry.writer == DefaultsWriter(kind: .fleet, host: "build-7"))
-        #expect(seen.wait(count: 1))
+        #expect(await seen.waitAsync(count: 1))
         #expect(seen.all.first?.writer == DefaultsWriter(kind: .fleet, host: "build-7"))
         _ = token
     }

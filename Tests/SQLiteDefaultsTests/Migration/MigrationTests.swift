@@ -24,68 +24,68 @@ struct MigrationTests {
         #expect(Migration.embedded.map(\.version) == Array(1...Migration.embedded.count))
     }
 
-    @Test func aStoreBuildsTheSchemaTheFilesDescribe() throws {
+    @Test func aStoreBuildsTheSchemaTheFilesDescribe() async throws {
         let directory = try TemporaryDirectory()
         _ = try DefaultsStore(path: directory.database)
         let reference = directory.path + "/reference.sqlite"
         for migration in Migration.embedded {
-            try sqlite3(reference, migration.sql)
+            try await sqlite3(reference, migration.sql)
         }
         let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
-        #expect(try sqlite3(directory.database, schema) == (try sqlite3(reference, schema)))
-        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        #expect(try await sqlite3(directory.database, schema) == (try await sqlite3(reference, schema)))
+        #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
     }
 
-    @Test func anOlderDatabaseIsMigratedForward() throws {
+    @Test func anOlderDatabaseIsMigratedForward() async throws {
         let directory = try TemporaryDirectory()
-        try sqlite3(directory.database, Migration.embedded[0].sql + "\nPRAGMA user_version = 1; INSERT INTO defaults VALUES ('count', 4);")
+        try await sqlite3(directory.database, Migration.embedded[0].sql + "\nPRAGMA user_version = 1; INSERT INTO defaults VALUES ('count', 4);")
         let store = try DefaultsStore(path: directory.database)
         #expect(store[.count] == 4)
-        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
     }
 
     @Test("migration 5: a version-4 file keeps its log, and no sequence number AUTOINCREMENT handed out comes back")
-    func theLogLosesAutoincrementAndKeepsItsNumbers() throws {
+    func theLogLosesAutoincrementAndKeepsItsNumbers() async throws {
         let directory = try TemporaryDirectory()
         let version4 = Migration.embedded.prefix { $0.version <= 4 }.map(\.sql).joined(separator: "\n")
-        try sqlite3(directory.database, version4 + """
+        try await sqlite3(directory.database, version4 + """
 
             PRAGMA user_version = 4;
             INSERT INTO defaults VALUES ('a', 1), ('b', 2), ('c', 3);
             DELETE FROM defaults_changes WHERE seq = 3;  -- the newest entry, deleted by hand
             """)
-        #expect(try sqlite3(directory.database, "SELECT seq FROM sqlite_sequence") == "3")
+        #expect(try await sqlite3(directory.database, "SELECT seq FROM sqlite_sequence") == "3")
         let store = try DefaultsStore(path: directory.database)
-        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
-        #expect(try sqlite3(directory.database, "SELECT sql FROM sqlite_master WHERE name = 'defaults_changes'").contains("AUTOINCREMENT") == false)
+        #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        #expect(try await sqlite3(directory.database, "SELECT sql FROM sqlite_master WHERE name = 'defaults_changes'").contains("AUTOINCREMENT") == false)
         // The entries are carried over; the deleted newest number is held by a marker.
-        #expect(try sqlite3(directory.database, "SELECT group_concat(seq || ':' || key, ' ') FROM defaults_changes") == "1:a 2:b 3:b")
-        try store.set(9, for: DefaultsKey<Int>("d", default: 0))
-        #expect(try sqlite3(directory.database, "SELECT seq, key FROM defaults_changes ORDER BY seq DESC LIMIT 1") == "4|d")
+        #expect(try await sqlite3(directory.database, "SELECT group_concat(seq || ':' || key, ' ') FROM defaults_changes") == "1:a 2:b 3:b")
+        try await store.set(9, for: DefaultsKey<Int>("d", default: 0))
+        #expect(try await sqlite3(directory.database, "SELECT seq, key FROM defaults_changes ORDER BY seq DESC LIMIT 1") == "4|d")
         // The shell's writes are still logged by the new triggers, and heard.
         let seen = Collected<Int>()
         let token = store.observe(DefaultsKey<Int>("a", default: 0)) { seen.append($0.newValue) }
-        try sqlite3(directory.database, "UPDATE defaults SET value = 10 WHERE key = 'a'")
-        #expect(seen.wait(count: 1))
+        try await sqlite3(directory.database, "UPDATE defaults SET value = 10 WHERE key = 'a'")
+        #expect(await seen.waitAsync(count: 1))
         #expect(seen.all == [10])
-        #expect(try sqlite3(directory.database, "SELECT seq, key FROM defaults_changes ORDER BY seq DESC LIMIT 1") == "5|a")
+        #expect(try await sqlite3(directory.database, "SELECT seq, key FROM defaults_changes ORDER BY seq DESC LIMIT 1") == "5|a")
         _ = token
     }
 
     @Test("migration 5: a view of the user's own over the change log survives the rebuild")
-    func aUserViewOfTheLogSurvivesMigration5() throws {
+    func aUserViewOfTheLogSurvivesMigration5() async throws {
         let directory = try TemporaryDirectory()
         let version4 = Migration.embedded.prefix { $0.version <= 4 }.map(\.sql).joined(separator: "\n")
-        try sqlite3(directory.database, version4 + """
+        try await sqlite3(directory.database, version4 + """
 
             PRAGMA user_version = 4;
             INSERT INTO defaults VALUES ('a', 1);
             CREATE VIEW recent_keys AS SELECT key FROM defaults_changes ORDER BY seq DESC LIMIT 3;
             """)
         let store = try DefaultsStore(path: directory.database)
-        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
-        try store.set(2, for: DefaultsKey<Int>("b", default: 0))
-        #expect(try sqlite3(directory.database, "SELECT group_concat(key, ' ') FROM recent_keys") == "b a")
+        #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        try await store.set(2, for: DefaultsKey<Int>("b", default: 0))
+        #expect(try await sqlite3(directory.database, "SELECT group_concat(key, ' ') FROM recent_keys") == "b a")
     }
 
     @Test func aFailingMigrationRollsBackAndIsNamed() throws {
@@ -103,7 +103,7 @@ struct MigrationTests {
         let database = directory.database
         let results = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
             for index in 0..<4 {
-                group.addTask { try runHelper("set-int", database, "k\(index)", "\(index)") }
+                group.addTask { try await runHelper("set-int", database, "k\(index)", "\(index)") }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }

@@ -9,11 +9,11 @@ struct SchemaFileTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Migrations/schema.sql")
 
-    @Test func aNewStoreHasExactlyTheSchemaTheFileShows() throws {
+    @Test func aNewStoreHasExactlyTheSchemaTheFileShows() async throws {
         let directory = try TemporaryDirectory()
-        try DefaultsStore(path: directory.database).set(1, for: DefaultsKey<Int>("schema.sh", default: 0))
+        try await DefaultsStore(path: directory.database).set(1, for: DefaultsKey<Int>("schema.sh", default: 0))
         // The query Scripts/schema.sh writes the file with.
-        let actual = try sqlite3(directory.database,
+        let actual = try await sqlite3(directory.database,
                                  "SELECT sql || ';' FROM sqlite_master WHERE sql NOT NULL ORDER BY type, name")
         let file = try String(contentsOf: Self.schemaFile, encoding: .utf8)
         // The header is the file's leading comment lines; the rest is the dump.

@@ -42,7 +42,7 @@ struct ScaleTests {
         #expect(many.inotify <= 1, "inotify instances with \(opened) stores: \(many.inotify)")
 
         // An external write to the last store reaches its observer.
-        try sqlite3(path, "INSERT INTO defaults(key, value) VALUES ('shared', 'from the shell')")
+        try await sqlite3(path, "INSERT INTO defaults(key, value) VALUES ('shared', 'from the shell')")
         let heard = await child.value(after: "heard ", timeout: .seconds(30))
         #expect(heard == "from the shell", "the last of \(opened) stores did not hear the shell's write: \(child.errors)")
         // Closing 10,000 stores takes seconds on a quiet machine and minutes on a loaded one:

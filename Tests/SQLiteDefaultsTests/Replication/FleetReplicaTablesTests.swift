@@ -7,11 +7,11 @@ import Testing
 /// joined before (when the sync created them itself) keeps them and their rows.
 @Suite("Migration 0011: the fleet's local tables", .requiresSQLiteShell)
 struct FleetReplicaTablesTests {
-    @Test func aFileTheFleetJoinedBeforeKeepsItsTablesAndRows() throws {
+    @Test func aFileTheFleetJoinedBeforeKeepsItsTablesAndRows() async throws {
         let directory = try TemporaryDirectory()
         // A file at schema 10 whose fleet tables the sync made with its own SQL, as it used to.
         let upToTen = Migration.embedded.prefix(10).map(\.sql).joined(separator: "\n")
-        try sqlite3(directory.database, upToTen + """
+        try await sqlite3(directory.database, upToTen + """
 
             PRAGMA user_version = 10;
             CREATE TABLE IF NOT EXISTS defaults_fleet_shadow (
@@ -28,7 +28,7 @@ struct FleetReplicaTablesTests {
             INSERT INTO defaults_fleet_state VALUES ('fleet-a', 7);
             """)
         let store = try DefaultsStore(path: directory.database)
-        #expect(try sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
         let (shadow, states) = try store.replicaRead { transaction in
             (try transaction.shadow(of: "k"), try transaction.fleetStates())
         }

@@ -61,10 +61,10 @@ struct AttributionTests {
         #expect(change.writer?.actor == "carol" && change.writer?.reason == "ticket 9")
     }
 
-    @Test func aSQLWriterHasNoActor() throws {
+    @Test func aSQLWriterHasNoActor() async throws {
         let temporary = try TemporaryDefaultsStore()
-        try sqlite3(temporary.path, "INSERT INTO defaults VALUES ('timeout', 99)")
-        let entry = try #require(try temporary.store.history(for: timeout, limit: 1).first)
+        try await sqlite3(temporary.path, "INSERT INTO defaults VALUES ('timeout', 99)")
+        let entry = try await #require(try temporary.store.history(for: timeout, limit: 1).first)
         #expect(entry.writer == DefaultsWriter(kind: .sql))
     }
 

@@ -25,18 +25,18 @@ struct BadInputTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
-    @Test func databaseWithNewerSchemaIsRefusedAndUntouched() throws {
+    @Test func databaseWithNewerSchemaIsRefusedAndUntouched() async throws {
         do {
             let store = try DefaultsStore(path: directory.database)
             store[.name] = "kept"
         }
-        try sqlite3(directory.database, "PRAGMA user_version = 999; PRAGMA wal_checkpoint(TRUNCATE);")
+        try await sqlite3(directory.database, "PRAGMA user_version = 999; PRAGMA wal_checkpoint(TRUNCATE);")
         let before = fileBytes(directory.database)
         let error = #expect(throws: DefaultsError.self) { try DefaultsStore(path: directory.database) }
         #expect(error?.code == .newerSchema)
         #expect(error?.message.contains("999") == true)
         #expect(fileBytes(directory.database) == before)
-        #expect(try sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'name'") == "kept")
+        #expect(try await sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'name'") == "kept")
     }
 
     @Test func emptyKey() throws {
@@ -54,9 +54,9 @@ struct BadInputTests {
         #expect(try store.keys().isEmpty)
     }
 
-    @Test func storedValueOfTheWrongType() throws {
+    @Test func storedValueOfTheWrongType() async throws {
         let store = try DefaultsStore(path: directory.database)
-        try sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES ('count', 'twelve'), ('flag', 7), ('name', x'00ff'), ('nul', NULL)")
+        try await sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES ('count', 'twelve'), ('flag', 7), ('name', x'00ff'), ('nul', NULL)")
         let fresh = try DefaultsStore(path: directory.database)
         #expect(fresh[.count] == 0)
         let error = #expect(throws: DefaultsError.self) { try fresh.value(for: .count) }
@@ -69,13 +69,13 @@ struct BadInputTests {
         #expect(try fresh.value(for: DefaultsKey<Int?>("nul")) == nil)
         // modify refuses to overwrite what it cannot read
         #expect(throws: DefaultsError.self) { try fresh.modify(.count) { $0 += 1 } }
-        #expect(try sqlite3(directory.database, "SELECT quote(value) FROM defaults ORDER BY key") == "'twelve'\n7\nX'00FF'\nNULL")
+        #expect(try await sqlite3(directory.database, "SELECT quote(value) FROM defaults ORDER BY key") == "'twelve'\n7\nX'00FF'\nNULL")
         _ = store
     }
 
-    @Test func jsonThatNoLongerDecodes() throws {
+    @Test func jsonThatNoLongerDecodes() async throws {
         let store = try DefaultsStore(path: directory.database)
-        try sqlite3(directory.database, """
+        try await sqlite3(directory.database, """
             INSERT INTO defaults(key, value) VALUES ('profile', '{"name": "Ada"}'), ('ints', '[1, "two"]'),
               ('broken', '{not json'), ('theme', 'purple'), ('big', '-5'), ('u8', 300);
             """)
@@ -91,7 +91,7 @@ struct BadInputTests {
         #expect(fresh[.theme] == .light)
         #expect(throws: DefaultsError.self) { try fresh.value(for: DefaultsKey<UInt64>("big", default: 0)) }
         #expect(throws: DefaultsError.self) { try fresh.value(for: DefaultsKey<UInt8>("u8", default: 0)) }
-        #expect(try sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'profile'") == "{\"name\": \"Ada\"}")
+        #expect(try await sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'profile'") == "{\"name\": \"Ada\"}")
         _ = store
     }
 

@@ -11,21 +11,21 @@ struct KeyBytesTests {
     init() throws { directory = try TemporaryDirectory() }
 
     @Test("value, replaceValue and removeValue(forKeyBytes:) act on that row alone; a missing row says false and creates nothing")
-    func byBytes() throws {
+    func byBytes() async throws {
         let store = try DefaultsStore(path: directory.database)
         let lossy = DefaultsKey<SQLiteValue?>("\u{FFFD}key")
-        try store.set(.integer(1), for: lossy)
-        try sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES (CAST(x'ff6b6579' AS TEXT), 'v')")
+        try await store.set(.integer(1), for: lossy)
+        try await sqlite3(directory.database, "INSERT INTO defaults(key, value) VALUES (CAST(x'ff6b6579' AS TEXT), 'v')")
         let bytes = Data([0xFF, 0x6B, 0x65, 0x79])
         #expect(try store.value(forKeyBytes: bytes) == .text("v"))
-        #expect(try store.replaceValue(.text("w"), forKeyBytes: bytes))
-        #expect(try sqlite3(directory.database, "SELECT value FROM defaults WHERE key = CAST(x'ff6b6579' AS TEXT)") == "w")
+        await #expect(try store.replaceValue(.text("w"), forKeyBytes: bytes))
+        #expect(try await sqlite3(directory.database, "SELECT value FROM defaults WHERE key = CAST(x'ff6b6579' AS TEXT)") == "w")
         #expect(try store.value(for: lossy) == .integer(1), "the valid key spelled like the lossy name keeps its value")
-        #expect(try store.removeValue(forKeyBytes: bytes))
-        #expect(try !store.removeValue(forKeyBytes: bytes))
-        #expect(try !store.replaceValue(.text("x"), forKeyBytes: bytes))
+        await #expect(try store.removeValue(forKeyBytes: bytes))
+        await #expect(try !store.removeValue(forKeyBytes: bytes))
+        await #expect(try !store.replaceValue(.text("x"), forKeyBytes: bytes))
         #expect(try store.value(forKeyBytes: bytes) == nil)
-        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults") == "1")
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults") == "1")
         #expect(try store.value(for: lossy) == .integer(1))
         #expect(try store.value(forKeyBytes: Data("\u{FFFD}key".utf8)) == .integer(1), "a valid key's bytes name it too")
         #expect(throws: DefaultsError.self) { try store.replaceValue(.null, forKeyBytes: bytes) }

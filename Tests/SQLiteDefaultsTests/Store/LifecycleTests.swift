@@ -13,7 +13,7 @@ struct LifecycleTests {
     init() throws { directory = try TemporaryDirectory() }
 
     @Test("lifecycle: close() is idempotent and every throwing call then throws .closed")
-    func closeIsIdempotentAndEveryThrowingCallThrowsClosed() throws {
+    func closeIsIdempotentAndEveryThrowingCallThrowsClosed() async throws {
         let store = try DefaultsStore(path: directory.database)
         store[.name] = "Ada"
         store[.count] = 7
@@ -46,8 +46,8 @@ struct LifecycleTests {
         #expect(store[.name] == "Guest")
         #expect(store[.count] == 0)
         // Nothing was written after the close.
-        #expect(try sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'name'") == "Ada")
-        #expect(try sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'count'") == "7")
+        #expect(try await sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'name'") == "Ada")
+        #expect(try await sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'count'") == "7")
     }
 
     @Test("lifecycle: the subscript setter of a closed store reports .closed on reportedErrors() and lastReportedError")
@@ -59,7 +59,7 @@ struct LifecycleTests {
         #expect(store.lastReportedError?.code == .closed)
         let reported = await firstElement(of: failures, timeout: .seconds(10))
         #expect(reported?.code == .closed, "reportedErrors (obtained before the close) yielded \(String(describing: reported))")
-        #expect(try sqlite3(directory.database, "SELECT count(*) FROM defaults WHERE key = 'name'") == "0")
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults WHERE key = 'name'") == "0")
     }
 
     @Test("lifecycle: updates(), changes(key) and changes() end after close()")
@@ -89,18 +89,18 @@ struct LifecycleTests {
         let perKey = Collected<String>(), allKeys = Collected<String>()
         let tokens = [store.observe(.name) { perKey.append($0.newValue) }, store.observe { allKeys.append($0.key) }]
         writer[.name] = "heard"
-        #expect(perKey.wait(count: 1))
-        #expect(allKeys.wait(count: 1))
+        #expect(await perKey.waitAsync(count: 1))
+        #expect(await allKeys.waitAsync(count: 1))
         try store.close()
         let perKeyAtClose = perKey.count, allKeysAtClose = allKeys.count
         // Another store and another process write; a witness store hears both, the closed one nothing.
         let (witnessToken, witnessed) = collect(witness, .name)
         writer[.name] = "after close"
-        try runHelper("set-string", directory.database, "name", "from process")
+        try await runHelper("set-string", directory.database, "name", "from process")
         // The barrier: a marker from the last writer, after the changes the closed store must not
         // announce. Once the witness heard it, both changes were committed and delivered before it.
         let witnessedKeys = DefaultsChangeCollector(witness)
-        try runHelper("set-string", directory.database, "marker", "after both")
+        try await runHelper("set-string", directory.database, "marker", "after both")
         try await witnessedKeys.waitFor(key: "marker", value: .text("after both"), timeout: .seconds(30))
         #expect(witnessed.all.map(\.value).contains("from process"))
         #expect(perKey.count == perKeyAtClose, "per-key observer called after close: \(perKey.all)")
@@ -109,7 +109,7 @@ struct LifecycleTests {
     }
 
     @Test("lifecycle: close() releases the file, and the main file alone holds the data")
-    func closeReleasesTheFileAndCheckpoints() throws {
+    func closeReleasesTheFileAndCheckpoints() async throws {
         let store = try DefaultsStore(path: directory.database)
         let token = store.observe(.name) { _ in }
         for index in 0..<50 { store[DefaultsKey<Int>("n\(index)", default: 0)] = index }
@@ -124,8 +124,8 @@ struct LifecycleTests {
         #expect((walSize?.intValue ?? 0) == 0, "the -wal still holds \(walSize?.intValue ?? 0) bytes after close()")
         let copy = try TemporaryDirectory()
         try FileManager.default.copyItem(atPath: directory.database, toPath: copy.database)
-        #expect(try readOnly(copy.database, "SELECT value FROM defaults WHERE key = 'name'") == "checkpointed")
-        #expect(try readOnly(copy.database, "SELECT count(*) FROM defaults WHERE key GLOB 'n[0-9]*'") == "50")
+        #expect(try await readOnly(copy.database, "SELECT value FROM defaults WHERE key = 'name'") == "checkpointed")
+        #expect(try await readOnly(copy.database, "SELECT count(*) FROM defaults WHERE key GLOB 'n[0-9]*'") == "50")
         // Another store opens the file and reads what the closed one wrote.
         let next = try DefaultsStore(path: directory.database)
         #expect(next[.name] == "checkpointed")
@@ -133,9 +133,9 @@ struct LifecycleTests {
     }
 
     @Test("lifecycle: 50 × open, observe, close leaves no thread or descriptor behind")
-    func openObserveCloseFiftyTimes() throws {
+    func openObserveCloseFiftyTimes() async throws {
         // In a separate process, where no other test opens descriptors or threads.
-        let result = try runHelper("close-loop", directory.database, "count", "50")
+        let result = try await runHelper("close-loop", directory.database, "count", "50")
         #expect(result.status == 0, "\(result.error)")
         let numbers = result.output.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
         try #require(numbers.count == 4, "unexpected output: \(result.output)")
@@ -155,7 +155,7 @@ struct LifecycleTests {
             do { try store.close(); closeResult.append("ok") } catch { closeResult.append("\(error)") }
         }
         writer[.name] = "external"  // delivered on the store's monitor thread
-        #expect(closeResult.wait(count: 1, timeout: .seconds(30)))
+        #expect(await closeResult.waitAsync(count: 1, timeout: .seconds(30)))
         #expect(closeResult.all == ["ok"])
         #expect(store.isClosed)
         writer[.name] = "after"
@@ -176,7 +176,7 @@ struct LifecycleTests {
             localCalls.append(change.newValue)
         }
         try await local.set(1, for: .count)
-        #expect(localCalls.wait(count: 1))
+        #expect(await localCalls.waitAsync(count: 1))
         #expect(local.isClosed)
         #expect(throws: DefaultsError.self) { try local.set(2, for: .count) }
         // Nothing to wait for: the refused write committed nothing (the file still says 1), and the
@@ -187,10 +187,10 @@ struct LifecycleTests {
     }
 
     @Test("lifecycle: a store released on its own delivery thread, 50 times, leaves no thread or descriptor behind")
-    func releaseInsideItsOwnCallback() throws {
+    func releaseInsideItsOwnCallback() async throws {
         // In a separate process: 50 rounds each of a store dropping its last reference inside an
         // external-change callback, inside a local-change callback, and closing itself in each.
-        let result = try runHelper("release-in-callback", directory.database, "50")
+        let result = try await runHelper("release-in-callback", directory.database, "50")
         #expect(result.status == 0, "the helper crashed or failed (status \(result.status)): \(result.error)")
         let numbers = result.output.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
         try #require(numbers.count == 6, "unexpected output: \(result.output) \(result.error)")
@@ -229,8 +229,8 @@ struct LifecycleTests {
 }
 
 /// Runs a query with `sqlite3 -readonly` (nothing written, no -wal created).
-func readOnly(_ database: String, _ sql: String) throws -> String {
-    let result = try runProcess(try sqlite3Path(), ["-readonly", "-batch", database, sql])
+func readOnly(_ database: String, _ sql: String) async throws -> String {
+    let result = try await runProcess(try sqlite3Path(), ["-readonly", "-batch", database, sql])
     guard result.status == 0 else { throw DefaultsError(.sqlite, "sqlite3 -readonly failed: \(result.error)") }
     return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
 }

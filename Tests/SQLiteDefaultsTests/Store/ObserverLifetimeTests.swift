@@ -6,9 +6,9 @@ import Testing
 @Suite("Store lifetime and file faults", .serialized)
 struct ObserverLifetimeTests {
     /// Measured in a separate process, where no other test opens descriptors or threads.
-    @Test func aDeallocatedStoreStopsItsMonitorAndLeavesNoDescriptor() throws {
+    @Test func aDeallocatedStoreStopsItsMonitorAndLeavesNoDescriptor() async throws {
         let directory = try TemporaryDirectory()
-        let result = try runHelper("lifecycle", directory.database, "count", "25")
+        let result = try await runHelper("lifecycle", directory.database, "count", "25")
         #expect(result.status == 0, "\(result.error)")
         let numbers = result.output.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
         #expect(numbers.count == 4)

@@ -24,7 +24,7 @@ struct TransactionTests {
         #expect(try DefaultsStore(path: directory.database)[.count] == 2)
     }
 
-    @Test func anErrorInsideRollsBackAndComesOutUnchanged() throws {
+    @Test func anErrorInsideRollsBackAndComesOutUnchanged() async throws {
         let store = try DefaultsStore(path: directory.database)
         store[.name] = "Ada"
         #expect(throws: Refusal(reason: "no")) {
@@ -36,7 +36,7 @@ struct TransactionTests {
         }
         #expect(store[.name] == "Ada")
         #expect(store[.count] == 0)
-        #expect(try sqlite3(directory.database, "SELECT key || '=' || value FROM defaults") == "name=Ada")
+        #expect(try await sqlite3(directory.database, "SELECT key || '=' || value FROM defaults") == "name=Ada")
     }
 
     @Test func aFailedSetterInsideRollsBack() throws {
@@ -112,7 +112,7 @@ struct TransactionTests {
         let database = directory.database
         let results = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
             for _ in 0..<4 {
-                group.addTask { try runHelper("modify-loop", database, "count", "250") }
+                group.addTask { try await runHelper("modify-loop", database, "count", "250") }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }

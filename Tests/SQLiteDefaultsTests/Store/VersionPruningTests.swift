@@ -72,13 +72,13 @@ struct VersionPruningTests {
     }
 
     @Test("a file from before the table migrates, and prunes from then on keep versions")
-    func anOlderFileMigrates() throws {
+    func anOlderFileMigrates() async throws {
         let temporary = try TemporaryDefaultsStore()
         try temporary.store.close()
-        try sqlite3(temporary.path, "DROP TABLE defaults_versions; PRAGMA user_version = 12;")
+        try await sqlite3(temporary.path, "DROP TABLE defaults_versions; PRAGMA user_version = 12;")
         let store = try DefaultsStore(path: temporary.path)
-        #expect(try sqlite3(temporary.path, "SELECT count(*) FROM sqlite_master WHERE name = 'defaults_versions'") == "1")
-        try store.setHistoryRetention(100)
+        #expect(try await sqlite3(temporary.path, "SELECT count(*) FROM sqlite_master WHERE name = 'defaults_versions'") == "1")
+        try await store.setHistoryRetention(100)
         store[stable] = "kept"
         let version = try store.version(of: stable)
         try Self.pruneAway(store)

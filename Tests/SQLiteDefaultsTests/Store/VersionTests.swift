@@ -10,19 +10,19 @@ private let timeout = DefaultsKey<Int>("timeout", default: 30)
 /// checks it in the transaction that writes, and writes nothing when the key moved on.
 @Suite("Versions and conditional writes", .requiresSQLiteShell)
 struct VersionTests {
-    @Test func theVersionIsTheNewestChangesSequenceFromAnyWriter() throws {
+    @Test func theVersionIsTheNewestChangesSequenceFromAnyWriter() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
         #expect(try store.version(of: "timeout") == 0, "never written")
         store[timeout] = 1
         let first = try store.version(of: timeout)
-        #expect(first == (try store.history(for: timeout, limit: 1).first?.sequence))
+        await #expect(first == (try store.history(for: timeout, limit: 1).first?.sequence))
         store[timeout] = 1
         #expect(try store.version(of: timeout) == first, "writing the value it holds is no change")
-        try sqlite3(temporary.path, "UPDATE defaults SET value = 2 WHERE key = 'timeout'")
+        try await sqlite3(temporary.path, "UPDATE defaults SET value = 2 WHERE key = 'timeout'")
         let second = try store.version(of: timeout)
         #expect(second > first)
-        try store.remove(timeout)
+        try await store.remove(timeout)
         let removed = try store.version(of: timeout)
         #expect(removed > second, "a removal is a change too")
         #expect(try store.versions()["timeout"] == removed)

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SQLiteDefaults
 import Testing
@@ -15,9 +16,9 @@ struct SHA256Tests {
     }
 
     @Test("every length around the padding boundary agrees with openssl", arguments: [55, 56, 57, 63, 64, 65, 119, 120, 128])
-    func paddingBoundaries(length: Int) throws {
+    func paddingBoundaries(length: Int) async throws {
         let message = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
-        let expected = try openssl(["dgst", "-sha256", "-hex"], input: message)
+        let expected = try await openssl(["dgst", "-sha256", "-hex"], input: message)
         #expect(expected.hasSuffix(SHA256.hex(SHA256.hash(message))))
     }
 
@@ -43,18 +44,11 @@ struct SHA256Tests {
         #expect(!SHA256.constantTimeEqual([1, 2], [1, 2, 3]))
     }
 
-    private func openssl(_ arguments: [String], input: [UInt8]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    /// `openssl ARGUMENTS` with `input` on its standard input; its trimmed output. Waited for
+    /// without holding a thread of the cooperative pool.
+    private func openssl(_ arguments: [String], input: [UInt8]) async throws -> String {
+        let child = try ChildProcess("/usr/bin/env", ["openssl"] + arguments, input: input)
+        let outcome = try #require(await child.wait(timeout: .seconds(600)), "openssl \(arguments) did not finish")
+        return outcome.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
