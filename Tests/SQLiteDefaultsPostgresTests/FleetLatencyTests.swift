@@ -56,8 +56,8 @@ struct FleetLatencyTests {
             let directory = try TemporaryDirectory()
             let a = try Machine(path: directory.path + "/a.sqlite", url: url)
             let b = try Machine(path: directory.path + "/b.sqlite", url: url)
-            #expect(await a.connected())
-            #expect(await b.connected())
+            #expect(await a.connected(), "A's log: \(a.log.all)")
+            #expect(await b.connected(), "B's log: \(b.log.all)")
             _ = try await Self.measure(from: a, to: b, samples: 3)   // warm-up
             let times = try await Self.measure(from: a, to: b, samples: 25)
             let median = Self.median(times)

@@ -73,7 +73,9 @@ final class RelayedFleet: Sendable {
 /// the test support's `psql` and `pg_ctl` calls blocking the cooperative pool's two threads,
 /// that load made other fleet suites' syncs miss their deadlines. Those calls now run on
 /// threads of their own (PostgresServer+Async.swift), and so do the polls below.
-@Suite("Fleet through relays and a pooler", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("Fleet through relays and a pooler", .slowTier, .requiresPostgreSQL, .serialized,
+       .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
+                "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --enable-all-traits --filter FleetRelayTests"))
 struct FleetRelayTests {
     /// Runs `prefs ARGUMENTS` to its end (the user's own password file never counts).
     static func prefs(_ arguments: [String]) async throws -> ChildProcess.Outcome {

@@ -11,11 +11,10 @@ import Testing
 /// step, and must say so soon, in PostgreSQL's own words, and again when it gets one — never
 /// wait in silence while the client's pool retries (for up to a minute) behind its back.
 ///
-/// Ten syncs in one test process share its event loops and task threads. It runs alone (CI runs
-/// it after the slow tier): ten machines racing for five slots is a test of contention, and
-/// inside the whole slow tier on two cores every machine's first attempts collided (measured
-/// when the other formerly-alone suites joined the tier: all ten refused, the first to speak
-/// after 18 s). SyncCommandTests covers the same with real `prefs sync` processes.
+/// Ten syncs in one test process share its event loops and task threads. It once had to run
+/// alone: the test support's `psql` and `pg_ctl` calls blocked the cooperative pool's threads
+/// under the whole suite's load, and these syncs starved. They now run on threads of their own
+/// (PostgresServer+Async.swift). SyncCommandTests covers the same with real `prefs sync` processes.
 @Suite("Fleet with more machines than connection slots", .slowTier, .requiresPostgreSQL, .serialized,
        .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
                 "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --enable-all-traits --filter FleetSlotsTests"))
