@@ -86,7 +86,7 @@ extension DefaultsFlags {
     /// The stored flag `key` as read now: `nil` when there is none, a failure when its key
     /// holds text that is not a valid flag.
     public func flag(_ key: String) -> Result<FlagDefinition, FlagsError>? {
-        readFlag(key)
+        readFlag(key)?.parsed
     }
 }
 #endif

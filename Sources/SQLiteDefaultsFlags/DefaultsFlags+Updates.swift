@@ -37,7 +37,7 @@ extension DefaultsFlags {
 
     /// The evaluators a flag's rule reaches through `$ref`, following evaluators' own `$ref`s.
     func referencedEvaluators(of key: String) -> Set<String> {
-        guard case .success(let flag)? = readFlag(key) else { return [] }
+        guard let flag = readFlag(key)?.definition else { return [] }
         var found: Set<String> = []
         var pending = Array(flag.references)
         while let name = pending.popLast() {

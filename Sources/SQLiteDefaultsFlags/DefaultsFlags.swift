@@ -43,22 +43,22 @@ public final class DefaultsFlags: Sendable {
     ///
     /// - Returns: the resolution; never throws (a failure is reason `.error` with the default).
     public func boolean(_ key: String, default fallback: Bool, context: FlagEvaluationContext = FlagEvaluationContext()) -> FlagResolutionDetails<Bool> {
-        typed(key, .boolean, fallback, .bool(fallback), context) { if case .bool(let flag) = $0 { flag } else { nil } }
+        typed(key, .boolean, fallback, context) { if case .bool(let flag) = $0 { flag } else { nil } }
     }
 
     /// Resolves a string flag; see ``boolean(_:default:context:)``.
     public func string(_ key: String, default fallback: String, context: FlagEvaluationContext = FlagEvaluationContext()) -> FlagResolutionDetails<String> {
-        typed(key, .string, fallback, .string(fallback), context) { if case .string(let text) = $0 { text } else { nil } }
+        typed(key, .string, fallback, context) { if case .string(let text) = $0 { text } else { nil } }
     }
 
     /// Resolves an integer flag; see ``boolean(_:default:context:)``.
     public func integer(_ key: String, default fallback: Int, context: FlagEvaluationContext = FlagEvaluationContext()) -> FlagResolutionDetails<Int> {
-        typed(key, .integer, fallback, .integer(Int64(fallback)), context) { if case .integer(let number) = $0 { Int(exactly: number) } else { nil } }
+        typed(key, .integer, fallback, context) { if case .integer(let number) = $0 { Int(exactly: number) } else { nil } }
     }
 
     /// Resolves a floating-point flag (an integer variant is widened); see ``boolean(_:default:context:)``.
     public func double(_ key: String, default fallback: Double, context: FlagEvaluationContext = FlagEvaluationContext()) -> FlagResolutionDetails<Double> {
-        typed(key, .float, fallback, .double(fallback), context) {
+        typed(key, .float, fallback, context) {
             switch $0 {
             case .integer(let number): Double(number)
             case .double(let number): number
@@ -77,14 +77,7 @@ public final class DefaultsFlags: Sendable {
     ///
     /// - Returns: the resolution; never throws.
     public func resolve(_ key: String, type: FlagValueType, default fallback: FlagValue, context: FlagEvaluationContext = FlagEvaluationContext()) -> FlagResolutionDetails<FlagValue> {
-        let metadata: [String: FlagValue]
-        do throws(FlagsError) {
-            metadata = try readMetadata()
-        } catch {
-            return FlagResolutionDetails(value: fallback, variant: nil, reason: .error, error: FlagResolutionError(code: .general, message: error.description))
-        }
-        var details = FlagResolver(lookup: StoreEvaluatorLookup(flags: self), setMetadata: metadata)
-            .resolve(key, flag: readFlag(key), type: type, default: fallback, context: context)
+        var details = typed(key, type, fallback, context) { $0 }
         // A float flag answers a float, whichever way its variant was written (flagd's cores widen too).
         if type == .float, case .integer(let number) = details.value { details.value = .double(Double(number)) }
         return details
@@ -92,11 +85,16 @@ public final class DefaultsFlags: Sendable {
 
     /// Resolves as `type` and converts the value; `convert` cannot fail after the type check,
     /// and `fallback` stands in if it ever did.
-    private func typed<Value>(_ key: String, _ type: FlagValueType, _ fallback: Value, _ encoded: FlagValue, _ context: FlagEvaluationContext,
+    private func typed<Value>(_ key: String, _ type: FlagValueType, _ fallback: Value, _ context: FlagEvaluationContext,
                               _ convert: (FlagValue) -> Value?) -> FlagResolutionDetails<Value> {
-        let details = resolve(key, type: type, default: encoded, context: context)
-        return FlagResolutionDetails(value: convert(details.value) ?? fallback, variant: details.variant, reason: details.reason,
-                                     error: details.error, metadata: details.metadata)
+        let metadata: [String: FlagValue]
+        do throws(FlagsError) {
+            metadata = try readMetadata()
+        } catch {
+            return FlagResolutionDetails(value: fallback, variant: nil, reason: .error, error: FlagResolutionError(code: .general, message: error.description))
+        }
+        return FlagResolver(lookup: StoreEvaluatorLookup(flags: self), setMetadata: metadata)
+            .resolve(key, flag: readFlag(key), type: type, default: fallback, context: context, convert: convert)
     }
 }
 

@@ -17,7 +17,24 @@ struct FlagCache {
         }
     }
 
-    var flags: [String: Entry<Result<FlagDefinition, FlagsError>>] = [:]
+    /// One flag's key and what it compiled to. `definition` repeats `parsed`'s flag so that a
+    /// resolution reads it without copying the `Result` (whose copy goes through the generic
+    /// enum's value witnesses: a quarter of a static flag's cost before).
+    final class FlagEntry: Sendable {
+        let storeKey: DefaultsKey<String?>
+        let source: String
+        let parsed: Result<FlagDefinition, FlagsError>
+        let definition: FlagDefinition?
+
+        init(storeKey: DefaultsKey<String?>, source: String, parsed: Result<FlagDefinition, FlagsError>) {
+            self.storeKey = storeKey
+            self.source = source
+            self.parsed = parsed
+            definition = try? parsed.get()
+        }
+    }
+
+    var flags: [String: FlagEntry] = [:]
     var evaluators: [String: Entry<Result<FlagRule, FlagsError>>] = [:]
     var metadata: Entry<Result<[String: FlagValue], FlagsError>>?
 }
@@ -37,23 +54,29 @@ struct StoreEvaluatorLookup: FlagEvaluatorLookup {
 
 extension DefaultsFlags {
     /// The flag stored under `key`: `nil` when there is none, a failure when its text is not a
-    /// valid flag (a raw SQL write, say) or the store cannot be read.
-    func readFlag(_ key: String) -> Result<FlagDefinition, FlagsError>? {
+    /// valid flag (a raw SQL write, say) or the store cannot be read (an entry that is not
+    /// cached).
+    func readFlag(_ key: String) -> FlagCache.FlagEntry? {
         let entry = cache.withLock { $0.flags[key] }
         let storeKey = entry?.storeKey ?? DefaultsKey<String?>(Self.flagKeyPrefix + key)
         let text: String?
-        do { text = try store.value(for: storeKey) } catch { return .failure(.storeFailure(error)) }
+        do {
+            text = try store.value(for: storeKey)
+        } catch {
+            return FlagCache.FlagEntry(storeKey: storeKey, source: "", parsed: .failure(.storeFailure(error)))
+        }
         guard let text else {
             // Gone: forget it, so that the cache holds only keys that exist.
             if entry != nil { cache.withLock { _ = $0.flags.removeValue(forKey: key) } }
             return nil
         }
         // The store hands back the string it cached, so an unchanged key compares by identity.
-        if let entry, entry.source == text { return entry.parsed }
+        if let entry, entry.source == text { return entry }
         let parsed: Result<FlagDefinition, FlagsError>
         do throws(FlagsError) { parsed = .success(try FlagDefinition(key: key, json: text)) } catch { parsed = .failure(error) }
-        cache.withLock { $0.flags[key] = FlagCache.Entry(storeKey: storeKey, source: text, parsed: parsed) }
-        return parsed
+        let fresh = FlagCache.FlagEntry(storeKey: storeKey, source: text, parsed: parsed)
+        cache.withLock { $0.flags[key] = fresh }
+        return fresh
     }
 
     /// The shared evaluator `name`, compiled: `nil` when there is none.

@@ -33,6 +33,8 @@ public struct FlagDefinition: Sendable {
     public var targeting: FlagValue? { storage.targeting }
     /// The compiled rule, or why it does not compile.
     var rule: Result<FlagRule, FlagsError>? { storage.rule }
+    /// The default variant's value (nil when there is no default variant).
+    var defaultValue: FlagValue? { storage.defaultValue }
     /// The flag's metadata.
     public var metadata: [String: FlagValue] { storage.metadata }
 
@@ -44,6 +46,9 @@ public struct FlagDefinition: Sendable {
         let state: State
         let variants: [String: FlagValue]
         let defaultVariant: String?
+        /// The default variant's value, looked up once: a static flag's whole answer, which
+        /// would otherwise hash the variant's name on every resolution.
+        let defaultValue: FlagValue?
         let targeting: FlagValue?
         let rule: Result<FlagRule, FlagsError>?
         let metadata: [String: FlagValue]
@@ -55,6 +60,7 @@ public struct FlagDefinition: Sendable {
             self.state = state
             self.variants = variants
             self.defaultVariant = defaultVariant
+            defaultValue = defaultVariant.flatMap { variants[$0] }
             self.targeting = targeting
             self.rule = rule
             self.metadata = metadata
