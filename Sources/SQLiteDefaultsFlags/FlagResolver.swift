@@ -5,6 +5,7 @@ struct FlagResolver<Lookup: FlagEvaluatorLookup> {
     let lookup: Lookup
     let setMetadata: [String: FlagValue]
 
+    /// Resolves `flag` (what the cache read for `key`) as `type` for `context`.
     ///
     /// Generic over the caller's type, so that a typed resolution (`boolean`, `string`, …) is
     /// built once, not built as a ``FlagValue`` resolution and copied member by member into
