@@ -30,16 +30,10 @@ public func runHelper(_ arguments: String...) async throws -> ProcessResult {
 /// ``sqlite3(_:_:)``, suspending until the shell ends.
 @discardableResult
 public func sqlite3(_ database: String, _ sql: String) async throws -> String {
-    let result = try await runProcess(try sqlite3Path(), ["-batch", "-cmd", ".timeout 10000", database], input: sql)
-    guard result.status == 0 else {
-        throw DefaultsError(.sqlite, "sqlite3 failed (\(result.status)): \(result.error)")
-    }
-    return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    try sqlite3Output(await runProcess(try sqlite3Path(), sqlite3Arguments(database), input: sql))
 }
 
 /// ``queryPlan(_:_:)``, suspending until the shell ends.
 public func queryPlan(_ database: String, _ sql: String) async throws -> String {
-    try await sqlite3(database, "EXPLAIN QUERY PLAN " + sql)
-        .replacingOccurrences(of: "SEARCH TABLE ", with: "SEARCH ")
-        .replacingOccurrences(of: "SCAN TABLE ", with: "SCAN ")
+    planInTodaysWords(try await sqlite3(database, "EXPLAIN QUERY PLAN " + sql))
 }

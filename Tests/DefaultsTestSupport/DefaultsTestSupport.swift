@@ -149,7 +149,16 @@ public func sqlite3Path() throws -> String {
 /// Runs SQL in the `sqlite3` shell against `database`; returns its trimmed output.
 @discardableResult
 public func sqlite3(_ database: String, _ sql: String) throws -> String {
-    let result = try runProcess(try sqlite3Path(), ["-batch", "-cmd", ".timeout 10000", database], input: sql)
+    try sqlite3Output(runProcess(try sqlite3Path(), sqlite3Arguments(database), input: sql))
+}
+
+/// The shell's arguments for `database`: batch mode, and a 10 s busy timeout.
+func sqlite3Arguments(_ database: String) -> [String] {
+    ["-batch", "-cmd", ".timeout 10000", database]
+}
+
+/// What the shell printed, trimmed; its failure as a ``DefaultsError`` naming its status.
+func sqlite3Output(_ result: ProcessResult) throws -> String {
     guard result.status == 0 else {
         throw DefaultsError(.sqlite, "sqlite3 failed (\(result.status)): \(result.error)")
     }
@@ -160,8 +169,12 @@ public func sqlite3(_ database: String, _ sql: String) throws -> String {
 /// 3.34 writes "SEARCH TABLE t" and "SCAN TABLE t" where later versions write "SEARCH t" and
 /// "SCAN t" (a plan's wording is not a contract; the tests check which index a plan uses).
 public func queryPlan(_ database: String, _ sql: String) throws -> String {
-    try sqlite3(database, "EXPLAIN QUERY PLAN " + sql)
-        .replacingOccurrences(of: "SEARCH TABLE ", with: "SEARCH ")
+    planInTodaysWords(try sqlite3(database, "EXPLAIN QUERY PLAN " + sql))
+}
+
+/// A plan as SQLite 3.36 and later word it ("SEARCH t", not 3.34's "SEARCH TABLE t").
+func planInTodaysWords(_ plan: String) -> String {
+    plan.replacingOccurrences(of: "SEARCH TABLE ", with: "SEARCH ")
         .replacingOccurrences(of: "SCAN TABLE ", with: "SCAN ")
 }
 
