@@ -46,6 +46,21 @@ CREATE TABLE defaults_history_settings (
 CREATE TABLE defaults_identity (
     id TEXT NOT NULL
 );
+CREATE TABLE defaults_json_grammar (
+    state   TEXT NOT NULL,
+    -- The byte read (a one-byte BLOB), X'' for the end of the text, or the TEXT '*' for any byte
+    -- this state has no row of its own for.
+    ch      NOT NULL,
+    -- What the innermost open container must be for this step: 'o' an object, 'a' an array,
+    -- '#' none (the top level), '*' any.
+    top     TEXT NOT NULL,
+    next    TEXT NOT NULL,
+    -- 'o' or 'a' opens a container, '-' closes the innermost, '' leaves the stack alone.
+    stack   TEXT NOT NULL,
+    -- 1: the byte is consumed; 0: the byte that ends a number is read again as what follows a value.
+    advance INTEGER NOT NULL,
+    PRIMARY KEY (state, ch, top)
+) WITHOUT ROWID;
 CREATE TABLE "defaults_schema" (
     key           TEXT PRIMARY KEY NOT NULL CHECK (typeof(key) = 'text'),
     type          TEXT NOT NULL CHECK (type IN ('bool', 'int', 'double', 'string', 'json', 'data', 'date', 'url')),
@@ -68,20 +83,27 @@ CREATE TRIGGER defaults_declared_check INSTEAD OF INSERT ON defaults_declared_ch
 BEGIN
     SELECT (SELECT 1 FROM json_each('{}', 'a key of defaults is TEXT, so a ' || typeof(new.key) || ' key is refused'))
         WHERE typeof(new.key) IS NOT 'text';
-    SELECT (SELECT 1 FROM json_each('{}', j.message)) FROM defaults_value_judgements AS j
-        WHERE j.key = new.key AND j.message IS NOT NULL;
-    INSERT INTO defaults_json_check(key, type, origin, value)
-        VALUES (new.key, (SELECT type FROM defaults_schema WHERE key = new.key), 'value', new.value);
+    SELECT (SELECT 1 FROM json_each('{}', coalesce('declared key "' || s.key || '" is ' || s.type || ', so ' || CASE
+            WHEN instr(' bool:integer int:integer double:real double:integer date:real date:integer string:text url:text json:text data:blob ',
+                    ' ' || s.type || ':' || typeof(new.value) || ' ') = 0
+                THEN 'a ' || typeof(new.value) || ' value is refused'
+                    || CASE WHEN new.value IS NULL THEN ' (delete the row to unset the key)' ELSE '' END
+            WHEN s.type = 'bool' AND new.value NOT IN (0, 1) THEN 'the value ' || new.value || ' is refused (0 or 1 only)'
+            WHEN s.allowed IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(s.allowed) AS a WHERE a.value = CAST(new.value AS TEXT))
+                THEN 'the value ' || CAST(new.value AS TEXT) || ' is refused (allowed: ' || s.allowed || ')' END, '$')))
+    FROM defaults_schema AS s WHERE s.key = new.key;
+    INSERT INTO defaults_json_validate(key, origin, value)
+        SELECT new.key, 'value', new.value FROM defaults_schema WHERE key = new.key AND type = 'json';
 END;
 CREATE TRIGGER defaults_declared_insert AFTER INSERT ON defaults
 WHEN typeof(new.key) IS NOT 'text' OR EXISTS (SELECT 1 FROM defaults_schema WHERE key = new.key)
 BEGIN
-    INSERT INTO defaults_declared_check(key, value) VALUES (new.key, new.value);
+    INSERT OR ABORT INTO defaults_declared_check(key, value) VALUES (new.key, new.value);
 END;
 CREATE TRIGGER defaults_declared_update AFTER UPDATE ON defaults
 WHEN typeof(new.key) IS NOT 'text' OR EXISTS (SELECT 1 FROM defaults_schema WHERE key = new.key)
 BEGIN
-    INSERT INTO defaults_declared_check(key, value) VALUES (new.key, new.value);
+    INSERT OR ABORT INTO defaults_declared_check(key, value) VALUES (new.key, new.value);
 END;
 CREATE TRIGGER defaults_json_check INSTEAD OF INSERT ON defaults_json_check
 WHEN new.type = 'json' AND typeof(new.value) = 'text'
@@ -90,91 +112,23 @@ BEGIN
 END;
 CREATE TRIGGER defaults_json_validate INSTEAD OF INSERT ON defaults_json_validate
 BEGIN
-    -- This library's connections judge with the same grammar in Swift, through a function they
-    -- override for themselves (StrictJSON+Connection.swift); every other client, with the
-    -- validator below. Either way the refusal names the key and the type.
+    -- This library's connections judge with the same grammar in Swift (StrictJSON+Connection.swift);
+    -- every other client, by walking the grammar: `scan` holds the position, the state and the
+    -- stack ('#' then one letter per open container), and the text is valid when a walk ends in
+    -- 'valid'. A byte with no step ends the walk.
     SELECT 1 FROM json_each('{}', CASE WHEN CASE WHEN unicode(sqlite_source_id()) = 123
-            THEN NOT sqlite_compileoption_used(new.value) ELSE NOT
-        EXISTS (
-            WITH RECURSIVE scan(phase, p, s, st, h, k, n) AS (
-                SELECT 0, 1, 0, '', NULL, NULL, NULL
-                UNION ALL
-                -- phase 0: read. h: the byte at p; k: for a string, the first quote or backslash within
-                -- 256 bytes (257: none); n: a literal's length (state 0), or 1 when the bytes a string
-                -- skips hold a control character (states 5 and 15), or 1 when \u has four hex digits.
-                SELECT 1, x.p, x.s, x.st, substr(CAST(new.value AS BLOB), x.p, 1),
-                    CASE WHEN x.s IN (5, 15) THEN min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) END,
-                    CASE
-                        WHEN x.s = 0 THEN CASE WHEN substr(CAST(new.value AS BLOB), x.p, 4) IN (x'74727565', x'6e756c6c') THEN 4
-                            WHEN substr(CAST(new.value AS BLOB), x.p, 5) = x'66616c7365' THEN 5 ELSE 0 END
-                        WHEN x.s IN (5, 15) THEN (instr(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1), x'00') > 0
-                            OR CAST(substr(substr(CAST(new.value AS BLOB), x.p, 256), 1, min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) - 1) AS TEXT) GLOB '*[' || char(1) || '-' || char(31) || ']*')
-                            OR (min(coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'22'), 0), 257), coalesce(nullif(instr(substr(CAST(new.value AS BLOB), x.p, 256), x'5c'), 0), 257)) = 257 AND length(substr(CAST(new.value AS BLOB), x.p, 256)) < 256)
-                        WHEN x.s IN (6, 16) THEN upper(CAST(substr(CAST(new.value AS BLOB), x.p + 1, 4) AS TEXT)) GLOB '[0-9A-F][0-9A-F][0-9A-F][0-9A-F]'
-                    END
-                FROM scan AS x WHERE x.phase = 0 AND x.s NOT IN (-1, 99)
-                UNION ALL
-                -- phase 1: move. s: the next state (-1 refused, 99 accepted); p: past what was read.
-                SELECT 0,
-                    x.p + CASE
-                        WHEN x.s = 0 THEN max(x.n, 1)
-                        WHEN x.s IN (5, 15) THEN min(x.k, 256)
-                        WHEN x.s IN (6, 16) THEN CASE WHEN x.h = x'75' THEN 5 ELSE 1 END
-                        WHEN x.s = 3 THEN x.h IN (x'20', x'09', x'0a', x'0d') OR x.h = x'5d'
-                        WHEN x.s = 21 THEN x.h IN (x'2e', x'65', x'45')
-                        WHEN x.s = 22 THEN x.h BETWEEN x'30' AND x'39' OR x.h IN (x'2e', x'65', x'45')
-                        WHEN x.s = 24 THEN x.h BETWEEN x'30' AND x'39' OR x.h IN (x'65', x'45')
-                        WHEN x.s = 27 THEN x.h BETWEEN x'30' AND x'39'
-                        ELSE 1 END,
-                    CASE x.s
-                        WHEN 0 THEN CASE
-                            WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 0
-                            WHEN x.h IN (x'7b', x'5b') AND length(x.st) >= 1000 THEN -1
-                            WHEN x.h = x'7b' THEN 2
-                            WHEN x.h = x'5b' THEN 3
-                            WHEN x.h = x'22' THEN 5
-                            WHEN x.h = x'2d' THEN 20
-                            WHEN x.h = x'30' THEN 21
-                            WHEN x.h BETWEEN x'31' AND x'39' THEN 22
-                            WHEN x.n > 0 THEN 1
-                            ELSE -1 END
-                        WHEN 1 THEN CASE
-                            WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 1
-                            WHEN x.st = '' THEN CASE WHEN x.h = x'' THEN 99 ELSE -1 END
-                            WHEN x.h = x'2c' THEN CASE WHEN substr(x.st, -1) = 'o' THEN 4 ELSE 0 END
-                            WHEN x.h = x'7d' AND substr(x.st, -1) = 'o' THEN 1
-                            WHEN x.h = x'5d' AND substr(x.st, -1) = 'a' THEN 1
-                            ELSE -1 END
-                        WHEN 2 THEN CASE WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 2 WHEN x.h = x'22' THEN 15 WHEN x.h = x'7d' THEN 1 ELSE -1 END
-                        WHEN 3 THEN CASE WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 3 WHEN x.h = x'5d' THEN 1 ELSE 0 END
-                        WHEN 4 THEN CASE WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 4 WHEN x.h = x'22' THEN 15 ELSE -1 END
-                        WHEN 7 THEN CASE WHEN x.h IN (x'20', x'09', x'0a', x'0d') THEN 7 WHEN x.h = x'3a' THEN 0 ELSE -1 END
-                        WHEN 5 THEN CASE WHEN x.n THEN -1 WHEN x.k = 257 THEN 5
-                            WHEN substr(substr(CAST(new.value AS BLOB), x.p, 256), x.k, 1) = x'22' THEN 1 ELSE 6 END
-                        WHEN 15 THEN CASE WHEN x.n THEN -1 WHEN x.k = 257 THEN 15
-                            WHEN substr(substr(CAST(new.value AS BLOB), x.p, 256), x.k, 1) = x'22' THEN 7 ELSE 16 END
-                        WHEN 6 THEN CASE WHEN x.h IN (x'22', x'5c', x'2f', x'62', x'66', x'6e', x'72', x'74') OR (x.h = x'75' AND x.n) THEN 5 ELSE -1 END
-                        WHEN 16 THEN CASE WHEN x.h IN (x'22', x'5c', x'2f', x'62', x'66', x'6e', x'72', x'74') OR (x.h = x'75' AND x.n) THEN 15 ELSE -1 END
-                        WHEN 20 THEN CASE WHEN x.h = x'30' THEN 21 WHEN x.h BETWEEN x'30' AND x'39' THEN 22 ELSE -1 END
-                        WHEN 21 THEN CASE WHEN x.h = x'2e' THEN 23 WHEN x.h IN (x'65', x'45') THEN 25 ELSE 1 END
-                        WHEN 22 THEN CASE WHEN x.h BETWEEN x'30' AND x'39' THEN 22 WHEN x.h = x'2e' THEN 23 WHEN x.h IN (x'65', x'45') THEN 25 ELSE 1 END
-                        WHEN 23 THEN CASE WHEN x.h BETWEEN x'30' AND x'39' THEN 24 ELSE -1 END
-                        WHEN 24 THEN CASE WHEN x.h BETWEEN x'30' AND x'39' THEN 24 WHEN x.h IN (x'65', x'45') THEN 25 ELSE 1 END
-                        WHEN 25 THEN CASE WHEN x.h IN (x'2b', x'2d') THEN 26 WHEN x.h BETWEEN x'30' AND x'39' THEN 27 ELSE -1 END
-                        WHEN 26 THEN CASE WHEN x.h BETWEEN x'30' AND x'39' THEN 27 ELSE -1 END
-                        WHEN 27 THEN CASE WHEN x.h BETWEEN x'30' AND x'39' THEN 27 ELSE 1 END
-                        ELSE -1 END,
-                    CASE
-                        WHEN x.s = 0 AND x.h = x'7b' THEN x.st || 'o'
-                        WHEN x.s = 0 AND x.h = x'5b' THEN x.st || 'a'
-                        WHEN x.s IN (1, 2, 3) AND x.h IN (x'7d', x'5d') THEN substr(x.st, 1, length(x.st) - 1)
-                        ELSE x.st END,
-                    NULL, NULL, NULL
-                FROM scan AS x WHERE x.phase = 1 AND x.s NOT IN (-1, 99)
-            )
-            SELECT 1 FROM scan WHERE s = 99
+            THEN NOT sqlite_compileoption_used(new.value) ELSE NOT EXISTS (
+        WITH RECURSIVE scan(p, s, st) AS (
+            SELECT 1, 'value', '#' WHERE instr(CAST(new.value AS BLOB), x'00') = 0
+            UNION ALL
+            SELECT x.p + g.advance, g.next,
+                CASE g.stack WHEN '' THEN x.st WHEN '-' THEN substr(x.st, 1, length(x.st) - 1) ELSE x.st || g.stack END
+            FROM scan AS x JOIN defaults_json_grammar AS g ON g.state = x.s AND g.top IN ('*', substr(x.st, -1))
+                AND g.ch = coalesce((SELECT h.ch FROM defaults_json_grammar AS h
+                    WHERE h.state = x.s AND h.ch = substr(CAST(new.value AS BLOB), x.p, 1)), '*')
+            WHERE g.stack IN ('', '-') OR length(x.st) <= 1000
         )
-            END
+        SELECT 1 FROM scan WHERE s = 'valid') END
         THEN 'declared key "' || new.key || '" is json, so a ' || new.origin || ' that is not valid JSON is refused'
         ELSE '$' END);
 END;

@@ -1,5 +1,5 @@
 /// Strict JSON text (RFC 8259), judged exactly as the schema's validator in SQL judges it
-/// (trigger `defaults_json_validate`, Migrations/0010): the one definition of "valid JSON" for a
+/// (trigger `defaults_json_validate` and its grammar table, Migrations/0014): the one definition of "valid JSON" for a
 /// `json` key on every SQLite version, in both languages, kept equal by a differential test
 /// (StrictJSONTests).
 ///

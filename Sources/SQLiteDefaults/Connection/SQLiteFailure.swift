@@ -53,6 +53,9 @@ package enum SQLiteResultKind: Sendable {
         }
     }
 
+    /// SQLITE_IOERR: the code of a failed read that SQLite reported in prose, without one.
+    static var ioErrorCode: Int32 { SQLITE_IOERR }
+
     /// Whether an extended code is SQLITE_CONSTRAINT_CHECK (a CHECK constraint failed).
     static func isCheckConstraint(_ code: Int32) -> Bool { code == SQLITE_CONSTRAINT | 1 << 8 }  // a macro Swift does not import
 }

@@ -2,7 +2,7 @@
 /// SQLite's message, whose wording changes between versions ("JSON path error near '…'" up to
 /// 3.44, "bad JSON path: '…'" from 3.45, "malformed JSON" for text that does not parse).
 ///
-/// The triggers (Migrations/0010) fail a refused statement with SQLITE_ERROR. A statement of this
+/// The triggers (Migrations/0010, 0014) fail a refused statement with SQLITE_ERROR. A statement of this
 /// library that writes one key and fails that way, when that key is declared, was refused by
 /// its declaration: the declaration itself says why.
 extension StoreConnection {

@@ -6,7 +6,7 @@ import Foundation
 enum StoreOpener {
     /// The smallest length limit given to SQLite (see `configure`). It caps every string SQLite
     /// makes, the text of each schema object it loads included: the longest, the JSON check of
-    /// declared keys (Migrations/0010), is about 7,600 bytes, and a statement that writes
+    /// declared keys (Migrations/0014), is about 1,500 bytes (0010's was 7,600), and a statement that writes
     /// `defaults` fails to prepare when the limit is below it. 64 KiB leaves room for the schema to
     /// grow; the store holds values to the configured limit itself.
     static let sqliteLengthFloor = 65_536

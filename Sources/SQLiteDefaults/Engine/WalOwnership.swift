@@ -128,7 +128,16 @@ enum WalOwnership {
 
     /// The result code of an `integrity_check` finding that is a page SQLite could not read
     /// (an I/O error or no memory, never damage), or nil.
+    ///
+    /// A b-tree page it could not read says so with its code ("unable to get the page. error
+    /// code=266"); a page of the free list, or of the pointer map, without one ("failed to get
+    /// page 17", "Failed to read ptrmap key=5"): SQLite checked the page number first, so only a
+    /// failed read is left, reported as SQLITE_IOERR. (A file with free pages, which a dropped
+    /// trigger or a deleted key leaves, met the second form; the log was set aside for it.)
     static func unreadablePageCode(_ finding: String) -> Int32? {
+        if finding.contains("failed to get page ") || finding.contains("Failed to read ptrmap key=") {
+            return SQLiteResultKind.ioErrorCode
+        }
         guard let marker = finding.range(of: "error code=") else { return nil }
         guard let code = Int32(finding[marker.upperBound...].prefix { $0.isNumber }) else { return nil }
         switch SQLiteResultKind(code: code) {

@@ -44,6 +44,9 @@ struct SchemaVersion: Comparable, Sendable, CustomStringConvertible {
     static let secrets = SchemaVersion(12)
     /// 0013: the versions of keys whose newest change was pruned (`defaults_versions`).
     static let prunedVersions = SchemaVersion(13)
+    /// 0014: the declared-key checks cheap to prepare (`defaults_json_grammar`, the JSON
+    /// validator as a table; the checks compiled once per upsert).
+    static let checksCheapToPrepare = SchemaVersion(14)
 
     /// The version a new file has: the last embedded migration's.
     static var latest: SchemaVersion { SchemaVersion(Migration.latestVersion) }

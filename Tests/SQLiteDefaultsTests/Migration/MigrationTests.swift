@@ -88,6 +88,43 @@ struct MigrationTests {
         #expect(try await sqlite3(directory.database, "SELECT group_concat(key, ' ') FROM recent_keys") == "b a")
     }
 
+    @Test("migration 14: a version-13 file's declarations refuse a SQL client's bad writes as before, with the same sentences")
+    func checksCheapToPrepareKeepEveryRefusal() async throws {
+        let directory = try TemporaryDirectory()
+        let upTo13 = Migration.embedded.filter { $0.version <= 13 }.map(\.sql).joined(separator: "\n")
+        try await sqlite3(directory.database, upTo13 + """
+
+            PRAGMA user_version = 13;
+            INSERT INTO defaults_schema(key, type) VALUES ('cfg', 'json'), ('on', 'bool');
+            INSERT INTO defaults_schema(key, type, allowed) VALUES ('mode', 'string', '["fast","slow"]');
+            INSERT INTO defaults VALUES ('cfg', '{"a":[1,2]}');
+            """)
+        _ = try DefaultsStore(path: directory.database)
+        #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        let refusals = [
+            "INSERT INTO defaults VALUES ('cfg', '{\"a\":[1,2]') ON CONFLICT(key) DO UPDATE SET value = excluded.value;": "declared key \"cfg\" is json, so a value that is not valid JSON is refused",
+            "UPDATE defaults SET value = '[1,]' WHERE key = 'cfg';": "declared key \"cfg\" is json, so a value that is not valid JSON is refused",
+            "INSERT INTO defaults VALUES ('on', 2);": "declared key \"on\" is bool, so the value 2 is refused (0 or 1 only)",
+            "INSERT INTO defaults VALUES ('on', 'yes');": "declared key \"on\" is bool, so a text value is refused",
+            "INSERT INTO defaults VALUES ('mode', 'medium');": "declared key \"mode\" is string, so the value medium is refused (allowed: [\"fast\",\"slow\"])",
+            "INSERT INTO defaults VALUES ('mode', NULL);": "declared key \"mode\" is string, so a null value is refused (delete the row to unset the key)",
+            "INSERT INTO defaults VALUES (X'6b', 1);": "a key of defaults is TEXT, so a blob key is refused",
+        ]
+        for (sql, sentence) in refusals {
+            let error = await #expect(throws: DefaultsError.self, "\(sql)") { try await sqlite3(directory.database, sql) }
+            #expect(error?.message.contains(sentence) == true, "\(sql) → \(error?.message ?? "")")
+        }
+        // What fits still goes in, through an upsert that fires both the insert and the update checks.
+        for sql in ["INSERT INTO defaults VALUES ('on', 1) ON CONFLICT(key) DO UPDATE SET value = excluded.value;",
+                    "INSERT INTO defaults VALUES ('on', 0) ON CONFLICT(key) DO UPDATE SET value = excluded.value;",
+                    "INSERT INTO defaults VALUES ('cfg', ' [ {\"b\" : null} ] ') ON CONFLICT(key) DO UPDATE SET value = excluded.value;",
+                    "INSERT INTO defaults VALUES ('mode', 'slow');"] {
+            try await sqlite3(directory.database, sql)
+        }
+        #expect(try await sqlite3(directory.database, "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM defaults ORDER BY key)")
+                == "cfg= [ {\"b\" : null} ]  mode=slow on=0")
+    }
+
     @Test func aFailingMigrationRollsBackAndIsNamed() throws {
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.database, create: true)
