@@ -28,15 +28,17 @@ extension DefaultsConsole {
     func history(_ request: ConsoleRequest) -> ConsoleResponse {
         let query: HistoryQuery
         let sequences: [Int64]
-        let declaredTypes: [String: DefaultsValueKind]
-        let secrets: Set<String>
+        // By the keys' bytes: a key's canonically equivalent twin is another key, with its own
+        // declaration (or none) and its own secrecy.
+        let declaredTypes: [HashedKey: DefaultsValueKind]
+        let secrets: Set<HashedKey>
         do {
             query = try HistoryQuery(keys: request.queryValues("key"), limits: request.queryValues("limit"),
                                      befores: request.queryValues("before"), afters: request.queryValues("after"))
             sequences = try historySequences(query)
             // Read after the sequences, as `prefs history` reads them after its entries.
             declaredTypes = sequences.isEmpty ? [:]
-                : Dictionary(try store.declarations().map { ($0.key, $0.type) }, uniquingKeysWith: { first, _ in first })
+                : Dictionary(try store.declarations().map { (HashedKey($0.key), $0.type) }, uniquingKeysWith: { first, _ in first })
             secrets = sequences.isEmpty ? [] : try catalog.secretKeys()
         } catch {
             return Self.responding { throw error }
@@ -65,8 +67,8 @@ extension DefaultsConsole {
                 let read = try await store.onStoreThread { try catalog.history(keys: keys, limit: Self.historyReadSize, before: cursor) }
                 let page = read.prefix { $0.sequence >= sequences[sequences.count - 1] }
                 for entry in page {
-                    chunk += (written == 0 ? "\n" : ",\n") + ConsoleJSON.historyEntry(entry, declaredType: declaredTypes[entry.key],
-                                                                                        secret: secrets.contains(entry.key),
+                    chunk += (written == 0 ? "\n" : ",\n") + ConsoleJSON.historyEntry(entry, declaredType: declaredTypes[HashedKey(entry.key)],
+                                                                                        secret: secrets.contains(HashedKey(entry.key)),
                                                                                         showsDigest: principal.seesDigest(ofKeyBytes: Array(entry.key.utf8)))
                     written += 1
                     if chunk.utf8.count >= Self.historyChunkSize {

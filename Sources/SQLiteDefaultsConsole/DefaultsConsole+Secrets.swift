@@ -22,7 +22,7 @@ extension DefaultsConsole {
             return ConsoleResponses.json(ConsoleJSON.error("\(who) may not reveal a secret (only role admin may)"), status: .forbidden)
         }
         return Self.responding {
-            guard try catalog.secretKeys().contains(key) else {
+            guard try catalog.secretKeys().contains(HashedKey(key)) else {
                 return ConsoleResponses.json(ConsoleJSON.error("\(ValueFormatting.quoted(key)) is not a secret key"), status: .notFound)
             }
             var value: SQLiteValue?

@@ -66,6 +66,34 @@ struct CanonicalTwinTests {
         #expect(nfc.contains(#""type": "string""#) && nfc.contains(#""secret": true"#), "\(nfc)")
     }
 
+    @Test("history names a declared key's type on its own entries only, not on its twin's")
+    func historyTypesByBytes() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("db.sqlite")
+        try await Prefs.succeed(["--db", database, "declare", Self.nfc, "--type", "int"])
+        try await Prefs.succeed(["--db", database, "write", Self.nfc, "5"])
+        try await Prefs.succeed(["--db", database, "write", Self.nfd, "plain"])
+        let json = try await Prefs.succeed(["--db", database, "history", "--json"])
+        let lines = json.split(separator: "\n").filter { $0.contains(#""key":"#) }
+        let declared = lines.filter { $0.utf8.contains(0xA9) }   // C3 A9: the NFC twin
+        let twin = lines.filter { $0.contains("plain") }
+        #expect(declared.count == 1 && declared.allSatisfy { $0.contains(#""type":"int""#) }, "\(json)")
+        #expect(twin.count == 1 && twin.allSatisfy { !$0.contains(#""type":"#) }, "\(json)")
+        let text = try await Prefs.succeed(["--db", database, "history"])
+        #expect(text.split(separator: "\n").contains { $0.contains("plain") && !$0.contains("[int]") }, "\(text)")
+    }
+
+    @Test("undeclare KEY refuses a key whose twin alone is declared, and leaves the twin declared")
+    func undeclareByBytes() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("db.sqlite")
+        try await Prefs.succeed(["--db", database, "declare", Self.nfc, "--type", "int"])
+        let result = try await Prefs.run(["--db", database, "undeclare", Self.nfd])
+        #expect(result.status == 1 && result.stderr.contains("is not declared"), "\(result)")
+        let kept = try await SQLite3.run(database, "SELECT hex(key) || ' ' || type FROM defaults_schema")
+        #expect(kept.trimmingCharacters(in: .whitespacesAndNewlines) == "636166C3A9 int", "\(kept)")
+    }
+
     @Test("watch KEY hears that key, not its twin")
     func watchFilterByBytes() async throws {
         let directory = try TemporaryDirectory()

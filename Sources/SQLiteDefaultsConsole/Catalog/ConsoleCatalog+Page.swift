@@ -62,9 +62,9 @@ extension ConsoleCatalog {
         guard !named.isEmpty else { return }
         let changes = try lastChanges(of: Set(named.map { HashedKey(entries[$0].key) }))
         let versions = try store.versions()
-        let secrets = try store.secretKeys()
-        // `versions()` and `secretKeys()` are keyed by `String`, so canonically equivalent keys
-        // share one entry there: those keys (rare) are read one by one.
+        let secrets = try store.secretKeysByBytes()
+        // `versions()` is keyed by `String`, so canonically equivalent keys share one entry
+        // there: those keys' versions (rare) are read one by one.
         let equivalents = Set(Dictionary(grouping: named.map { entries[$0].key }, by: { $0 })
             .values.filter { $0.count > 1 }.joined().map(HashedKey.init))
         for index in named {
@@ -72,11 +72,10 @@ extension ConsoleCatalog {
             entries[index].lastChange = changes[HashedKey(key)]
             if equivalents.contains(HashedKey(key)) {
                 entries[index].version = try store.version(of: key)
-                entries[index].isSecret = try store.declaration(for: key)?.isSecret ?? false
             } else {
                 entries[index].version = versions[key] ?? 0
-                entries[index].isSecret = secrets.contains(key)
             }
+            entries[index].isSecret = secrets.contains(HashedKey(key))
         }
     }
 

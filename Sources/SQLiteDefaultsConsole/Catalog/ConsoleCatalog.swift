@@ -99,15 +99,17 @@ struct ConsoleCatalog: Sendable {
         var entry = ConsoleEntry(key: key, value: value, declaration: declaration,
                                  lastChange: try history(keys: [key], limit: 1).first)
         entry.version = try store.version(of: key)
-        entry.isSecret = try store.secretKeys().contains(key)
+        entry.isSecret = try store.secretKeysByBytes().contains(HashedKey(key))
         return entry
     }
 
     /// The secret keys (`DefaultsStore/secretKeys()`), whose values the console never sends
     /// but to an admin who asks for one.
     /// - Throws: `DefaultsError` when the declarations cannot be read.
-    func secretKeys() throws -> Set<String> {
-        try store.secretKeys()
+    /// By their bytes, as SQLite compares keys: a key's canonically equivalent twin is
+    /// another key, and is not secret because this one is.
+    func secretKeys() throws -> Set<HashedKey> {
+        try store.secretKeysByBytes()
     }
 
     /// The CLI type word the page edits a value by: the declared type, or for an undeclared

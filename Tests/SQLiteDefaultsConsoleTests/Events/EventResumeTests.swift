@@ -67,6 +67,47 @@ struct EventResumeTests {
         }
     }
 
+    /// A live stream (no Last-Event-ID) follows "from now on" and never stops (issue 46, finding
+    /// 51): when another process commits more changes in one transaction than the history keeps
+    /// (20,000 keys, pruned to the newest 10,000 before it commits, as a store in the importing
+    /// process would), the stream says so once (`event: compacted`) and goes on.
+    @Test("a live stream behind a 20,000-key import another process pruned is told once, then goes on",
+          .requiresSQLiteShell, .timeLimit(.minutes(3)), arguments: ConsoleMount.all)
+    func liveStreamFollowsPastAPrunedImport(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
+        let marker = DefaultsKey<Int>("zz.marker", default: 0)
+        fixture.store[marker] = 1
+        try await fixture.test(.live) { client in
+            let port = try #require(client.port)
+            let stream = try await onOwnThread { try Self.open(port: port) }
+            _ = try await sqlite3(fixture.path, """
+                BEGIN;
+                INSERT INTO defaults(key, value)
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+                    SELECT 'import.' || i, i FROM n;
+                DELETE FROM defaults_changes WHERE seq <= (SELECT max(seq) - 10000 FROM defaults_changes);
+                COMMIT;
+                """)
+            // After the import, from the console's own store: its event ends what the burst sent.
+            fixture.store[marker] = 2
+            let frames = try await onOwnThread { () throws -> [(id: Int64?, event: String?, data: String)] in
+                var frames: [(id: Int64?, event: String?, data: String)] = []
+                while let frame = try Self.nextFrame(stream) {
+                    frames.append(frame)
+                    if frame.data.contains(#""key":"zz.marker""#) { break }
+                }
+                return frames
+            }
+            #expect(frames.last?.data.contains(#""key":"zz.marker""#) == true, "the stream ended before the next write: \(frames.suffix(3))")
+            let compacted = frames.filter { $0.event == "compacted" }
+            #expect(compacted.count == 1 || frames.count > 20_000, "\(frames.count) events, \(compacted.count) compacted")
+            // Still following: a later write from another process.
+            _ = try await sqlite3(fixture.path, "INSERT INTO defaults(key, value) VALUES ('after.burst', 1);")
+            let next = try await onOwnThread { try Self.nextFrame(stream) }
+            #expect(next?.data.contains(#""key":"after.burst""#) == true, "\(String(describing: next))")
+        }
+    }
+
     @Test("a Last-Event-ID the history no longer keeps gets one compacted event naming the oldest, then live", arguments: ConsoleMount.all)
     func compacted(mount: ConsoleMount) async throws {
         let fixture = try ConsoleFixture(mount: mount)
