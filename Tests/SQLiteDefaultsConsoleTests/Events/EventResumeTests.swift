@@ -82,14 +82,7 @@ struct EventResumeTests {
         try await fixture.test(.live) { client in
             let port = try #require(client.port)
             let stream = try await onOwnThread { try Self.open(port: port) }
-            _ = try await sqlite3(fixture.path, """
-                BEGIN;
-                INSERT INTO defaults(key, value)
-                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
-                    SELECT 'import.' || i, i FROM n;
-                DELETE FROM defaults_changes WHERE seq <= (SELECT max(seq) - 10000 FROM defaults_changes);
-                COMMIT;
-                """)
+            _ = try await sqlite3(fixture.path, prunedImportSQL())
             // After the import, from the console's own store. Its change is either an event of
             // its own or inside the compacted range (`newest` at or past it: "reload, everything up
             // to here"), depending on when the stream noticed the burst; either way nothing after

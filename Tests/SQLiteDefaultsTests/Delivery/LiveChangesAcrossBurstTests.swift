@@ -12,18 +12,6 @@ private let marker = DefaultsKey<Int>("zz.marker", default: 0)
 /// consumers hear every key that changed, or are told how many they missed, and go on.
 @Suite("changes() across a burst the history cannot keep", .requiresSQLiteShell)
 struct LiveChangesAcrossBurstTests {
-    /// 20,000 keys in one `sqlite3` transaction, which also prunes the log to the newest
-    /// 10,000 entries before it commits (as a store in the importing process would right
-    /// after): the entries after this store's last look are gone when its monitor reads.
-    private static let importAndPrune = """
-        BEGIN;
-        INSERT INTO defaults(key, value)
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
-            SELECT 'import.' || i, i FROM n;
-        DELETE FROM defaults_changes WHERE seq <= (SELECT max(seq) - 10000 FROM defaults_changes);
-        COMMIT;
-        """
-
     @Test("a live consumer behind a 20,000-key import hears every key or is told how many it missed, then the next write",
           .timeLimit(.minutes(3)))
     func aLiveConsumerFollowsPastAPrunedImport() async throws {
@@ -32,7 +20,7 @@ struct LiveChangesAcrossBurstTests {
         try await store.set(1, for: marker)
         let stream = store.changes()
         let path = temporary.path
-        _ = try await sqlite3(path, Self.importAndPrune)
+        _ = try await sqlite3(path, prunedImportSQL())  // 20,000 keys, the log pruned to 10,000 in the same transaction
         // After the import, from this store: once it is read, everything before it was delivered.
         try await store.set(2, for: marker)
 
