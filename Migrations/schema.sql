@@ -83,15 +83,18 @@ CREATE TRIGGER defaults_declared_check INSTEAD OF INSERT ON defaults_declared_ch
 BEGIN
     SELECT (SELECT 1 FROM json_each('{}', 'a key of defaults is TEXT, so a ' || typeof(new.key) || ' key is refused'))
         WHERE typeof(new.key) IS NOT 'text';
-    SELECT (SELECT 1 FROM json_each('{}', coalesce('declared key "' || s.key || '" is ' || s.type || ', so ' || CASE
+    -- json_each raises only for a refusal: a write that fits opens no table-valued function.
+    SELECT (SELECT 1 FROM json_each('{}', 'declared key "' || j.key || '" is ' || j.type || ', so ' || j.refusal))
+    FROM (SELECT s.key, s.type, CASE
             WHEN instr(' bool:integer int:integer double:real double:integer date:real date:integer string:text url:text json:text data:blob ',
                     ' ' || s.type || ':' || typeof(new.value) || ' ') = 0
                 THEN 'a ' || typeof(new.value) || ' value is refused'
                     || CASE WHEN new.value IS NULL THEN ' (delete the row to unset the key)' ELSE '' END
             WHEN s.type = 'bool' AND new.value NOT IN (0, 1) THEN 'the value ' || new.value || ' is refused (0 or 1 only)'
             WHEN s.allowed IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(s.allowed) AS a WHERE a.value = CAST(new.value AS TEXT))
-                THEN 'the value ' || CAST(new.value AS TEXT) || ' is refused (allowed: ' || s.allowed || ')' END, '$')))
-    FROM defaults_schema AS s WHERE s.key = new.key;
+                THEN 'the value ' || CAST(new.value AS TEXT) || ' is refused (allowed: ' || s.allowed || ')' END AS refusal
+        FROM defaults_schema AS s WHERE s.key = new.key) AS j
+    WHERE j.refusal IS NOT NULL;
     INSERT INTO defaults_json_validate(key, origin, value)
         SELECT new.key, 'value', new.value FROM defaults_schema WHERE key = new.key AND type = 'json';
 END;
