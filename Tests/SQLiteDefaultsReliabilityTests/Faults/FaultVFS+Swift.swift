@@ -5,8 +5,11 @@ import Foundation
 import SQLiteDefaults
 import Testing
 
-/// The suites that use the fault VFS, one at a time: it watches one directory at a time.
-@Suite("Faults", .serialized)
+/// The suites that use the fault VFS. Each runs its tests one at a time (the VFS has one fault
+/// scope and one recording scope), and the two run beside each other: the I/O errors suite
+/// injects faults, the power loss suite records. Run one after the other they were the slow
+/// tier's longest chain (240 s in a 240 s run).
+@Suite("Faults")
 struct FaultTests {}
 
 /// The test VFS (Tests/FaultVFS) from Swift: installed once as SQLite's default VFS, so every
@@ -16,7 +19,8 @@ enum FaultFiles {
     /// Installs the VFS (once per process).
     static let installed: Bool = faultvfs_install() == SQLITE_OK
 
-    /// Watches the files under `directory` (recording off, no fault armed) until `body` returns.
+    /// Lets faults fail calls on the files under `directory` (no fault armed yet) until `body`
+    /// returns.
     static func watching<Result>(_ directory: String, _ body: () throws -> Result) throws -> Result {
         precondition(installed, "the fault VFS could not be registered")
         faultvfs_scope(directory)
@@ -24,8 +28,17 @@ enum FaultFiles {
         return try body()
     }
 
-    /// What was recorded since the scope was set: the operations, in the order they reached
-    /// the files, and the watched files' paths.
+    /// Records the operations on the files under `directory` (once `faultvfs_record(1)`) until
+    /// `body` returns.
+    static func recording<Result>(_ directory: String, _ body: () throws -> Result) throws -> Result {
+        precondition(installed, "the fault VFS could not be registered")
+        faultvfs_record_scope(directory)
+        defer { faultvfs_record_scope(nil) }
+        return try body()
+    }
+
+    /// What was recorded since the recording scope was set: the operations, in the order they
+    /// reached the files, and the recorded files' paths.
     static func recording() -> Recording {
         let paths = (0..<faultvfs_file_count()).map { String(cString: faultvfs_file_path($0)) }
         var operations: [FileOperation] = []
