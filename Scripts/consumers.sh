@@ -92,7 +92,7 @@ syntax() {
         version="$(pinned_version Package.resolved swift-syntax)"
         [ "$version" = "600.0.1" ] || fail "the copy resolved swift-syntax $version"
         swift build "${scratch[@]}" --build-tests "${traits[@]}" 2>&1 | tail -1
-        swift test "${scratch[@]}" --skip-build "${traits[@]}" \
+        bash "$repo/Scripts/test-bundle.sh" "$(swift build "${scratch[@]}" "${traits[@]}" --show-bin-path)" \
             --filter "SQLiteDefaultsMacrosTests|SQLiteDefaultsObservableTests|SQLiteDefaultsObservableMainActorTests"
     )
 

@@ -65,14 +65,15 @@ strip --strip-all -o "$out/bin/prefs" "$bin/prefs"
 
 echo "== the man page (swift-argument-parser's generate-manual)" >&2
 manual="$scratch/generate-manual"
-if [ ! -x "$manual/.build/release/generate-manual" ]; then
+if [ ! -x "$manual/.build/debug/generate-manual" ]; then
     # The tool is an executable target of swift-argument-parser, not a product a dependent can
-    # build, so it is built from the copy of that package this build resolved.
+    # build, so it is built from the copy of that package this build resolved. In debug: it
+    # runs once, on one help text, and a debug build of it compiles faster than a release one.
     rm -rf "$manual"
     cp -R "$scratch/checkouts/swift-argument-parser" "$manual"
-    swift build -c release --package-path "$manual" --product generate-manual >&2
+    swift build --package-path "$manual" --product generate-manual >&2
 fi
-"$manual/.build/release/generate-manual" "$out/bin/prefs" --output-directory "$out/share/man/man1" >&2
+"$manual/.build/debug/generate-manual" "$out/bin/prefs" --output-directory "$out/share/man/man1" >&2
 [ -s "$out/share/man/man1/prefs.1" ] || { echo "prefs-release: no man page was generated" >&2; exit 1; }
 
 size=$(du -h "$out/bin/prefs" | cut -f1)

@@ -45,6 +45,11 @@ struct MigrationEmbedder {
             source += "        ),\n"
         }
         source += "    ]\n}\n"
+        // The same text is left as it is: SwiftPM runs this tool again whenever the tool itself
+        // is rebuilt (a build of another root package in the same scratch folder rebuilds it),
+        // and a file written anew, unchanged, would make the library and everything above it
+        // compile again (a whole release build's worth with whole-module optimization).
+        if let existing = try? String(contentsOfFile: output, encoding: .utf8), existing == source { return }
         do {
             try source.write(toFile: output, atomically: true, encoding: .utf8)
         } catch {

@@ -15,10 +15,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static sqlite3_vfs *real_vfs;
 static sqlite3_vfs fault_vfs;
-/* Two scopes, so the suites that inject faults and the suites that record can run at once:
-   faults fail calls on files under `fault_scope`, recording keeps the operations of files
-   under `record_scope`. */
-static char *fault_scope, *record_scope;
+static char *scope;
+static size_t scope_length;
 
 typedef struct {
     int kind;
@@ -45,20 +43,17 @@ static int injected_errno;
 
 typedef struct {
     sqlite3_file base;
-    /* The recorded file's index in `paths`, or -1 for a file outside the recording scope. */
+    /* The watched file's index in `paths`, or -1 for a file outside the scope. */
     int file;
-    /* Whether the file is under the fault scope: its calls may be made to fail. */
-    int faultable;
     /* The unix VFS syncs the directory at the first sync of a journal or -wal it created. */
     int syncs_directory;
     sqlite3_file *real;
 } fault_file;
 
-/* Whether `path` is under `*scope` (read with the lock: the tests change it). */
-static int in_scope(const char *path, char *const *scope) {
+static int in_scope(const char *path) {
     if (path == NULL) return 0;
     pthread_mutex_lock(&lock);
-    int inside = *scope != NULL && strncmp(path, *scope, strlen(*scope)) == 0;
+    int inside = scope != NULL && strncmp(path, scope, scope_length) == 0;
     pthread_mutex_unlock(&lock);
     return inside;
 }
@@ -150,8 +145,7 @@ static int failure(int kind) {
 }
 
 #define REAL(file) (((fault_file *)(file))->real)
-#define WATCHED(file) (((fault_file *)(file))->faultable)
-#define RECORDED(file) (((fault_file *)(file))->file >= 0)
+#define WATCHED(file) (((fault_file *)(file))->file >= 0)
 
 static int fault_close(sqlite3_file *file) {
     int rc = REAL(file)->pMethods->xClose(REAL(file));
@@ -167,7 +161,7 @@ static int fault_read(sqlite3_file *file, void *buffer, int amount, sqlite3_int6
 static int fault_write(sqlite3_file *file, const void *buffer, int amount, sqlite3_int64 offset) {
     if (faulted(FAULTVFS_WRITE, WATCHED(file))) return failure(FAULTVFS_WRITE);
     int rc = REAL(file)->pMethods->xWrite(REAL(file), buffer, amount, offset);
-    if (rc == SQLITE_OK && RECORDED(file)) {
+    if (rc == SQLITE_OK && WATCHED(file)) {
         pthread_mutex_lock(&lock);
         record(FAULTVFS_OP_WRITE, ((fault_file *)file)->file, offset, buffer, amount);
         pthread_mutex_unlock(&lock);
@@ -178,7 +172,7 @@ static int fault_write(sqlite3_file *file, const void *buffer, int amount, sqlit
 static int fault_truncate(sqlite3_file *file, sqlite3_int64 size) {
     if (faulted(FAULTVFS_TRUNCATE, WATCHED(file))) return failure(FAULTVFS_TRUNCATE);
     int rc = REAL(file)->pMethods->xTruncate(REAL(file), size);
-    if (rc == SQLITE_OK && RECORDED(file)) {
+    if (rc == SQLITE_OK && WATCHED(file)) {
         pthread_mutex_lock(&lock);
         record(FAULTVFS_OP_TRUNCATE, ((fault_file *)file)->file, size, NULL, 0);
         pthread_mutex_unlock(&lock);
@@ -189,7 +183,7 @@ static int fault_truncate(sqlite3_file *file, sqlite3_int64 size) {
 static int fault_sync(sqlite3_file *file, int flags) {
     if (faulted(FAULTVFS_SYNC, WATCHED(file))) return failure(FAULTVFS_SYNC);
     int rc = REAL(file)->pMethods->xSync(REAL(file), flags);
-    if (rc == SQLITE_OK && RECORDED(file)) {
+    if (rc == SQLITE_OK && WATCHED(file)) {
         fault_file *wrapper = (fault_file *)file;
         pthread_mutex_lock(&lock);
         record(FAULTVFS_OP_SYNC, wrapper->file, 0, NULL, 0);
@@ -274,18 +268,15 @@ static int fault_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *fil
     fault_file *wrapper = (fault_file *)file;
     wrapper->real = (sqlite3_file *)(wrapper + 1);
     wrapper->file = -1;
-    wrapper->faultable = 0;
     wrapper->syncs_directory = (flags & SQLITE_OPEN_CREATE)
         && (flags & (SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_SUPER_JOURNAL | SQLITE_OPEN_WAL));
     file->pMethods = NULL;
-    int watched = name != NULL && in_scope(name, &fault_scope);
+    int watched = name != NULL && in_scope(name);
     if (faulted(FAULTVFS_OPEN, watched)) return failure(FAULTVFS_OPEN);
     int rc = real_vfs->xOpen(real_vfs, name, wrapper->real, flags, out_flags);
     if (wrapper->real->pMethods == NULL) return rc;
     file->pMethods = &fault_methods;
-    if (rc != SQLITE_OK || name == NULL || ends_with(name, "-shm")) return rc;
-    wrapper->faultable = watched;
-    if (!in_scope(name, &record_scope)) return rc;
+    if (rc != SQLITE_OK || !watched || ends_with(name, "-shm")) return rc;
     pthread_mutex_lock(&lock);
     int index = file_index(name);
     wrapper->file = index;
@@ -309,9 +300,10 @@ static int fault_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *fil
 
 static int fault_delete(sqlite3_vfs *vfs, const char *name, int sync_directory) {
     (void)vfs;
-    if (faulted(FAULTVFS_DELETE, in_scope(name, &fault_scope))) return failure(FAULTVFS_DELETE);
+    int watched = in_scope(name);
+    if (faulted(FAULTVFS_DELETE, watched)) return failure(FAULTVFS_DELETE);
     int rc = real_vfs->xDelete(real_vfs, name, sync_directory);
-    if (rc == SQLITE_OK && in_scope(name, &record_scope) && !ends_with(name, "-shm")) {
+    if (rc == SQLITE_OK && watched && !ends_with(name, "-shm")) {
         pthread_mutex_lock(&lock);
         int index = file_index(name);
         record(FAULTVFS_OP_DELETE, index, 0, NULL, 0);
@@ -323,7 +315,7 @@ static int fault_delete(sqlite3_vfs *vfs, const char *name, int sync_directory) 
 
 static int fault_access(sqlite3_vfs *vfs, const char *name, int flags, int *result) {
     (void)vfs;
-    if (faulted(FAULTVFS_ACCESS, in_scope(name, &fault_scope))) return failure(FAULTVFS_ACCESS);
+    if (faulted(FAULTVFS_ACCESS, in_scope(name))) return failure(FAULTVFS_ACCESS);
     return real_vfs->xAccess(real_vfs, name, flags, result);
 }
 
@@ -424,25 +416,19 @@ int faultvfs_install(void) {
 
 void faultvfs_scope(const char *directory) {
     pthread_mutex_lock(&lock);
-    free(fault_scope);
-    fault_scope = directory != NULL ? strdup(directory) : NULL;
-    fault_nth = 0;
-    fault_calls = 0;
-    fault_failures = 0;
-    fault_suspended = 0;
-    injected_errno = 0;
-    pthread_mutex_unlock(&lock);
-}
-
-void faultvfs_record_scope(const char *directory) {
-    pthread_mutex_lock(&lock);
-    free(record_scope);
-    record_scope = directory != NULL ? strdup(directory) : NULL;
+    free(scope);
+    scope = directory != NULL ? strdup(directory) : NULL;
+    scope_length = scope != NULL ? strlen(scope) : 0;
     for (int index = 0; index < path_count; index++) free(paths[index]);
     path_count = 0;
     op_count = 0;
     data_length = 0;
     recording = 0;
+    fault_nth = 0;
+    fault_calls = 0;
+    fault_failures = 0;
+    fault_suspended = 0;
+    injected_errno = 0;
     pthread_mutex_unlock(&lock);
 }
 

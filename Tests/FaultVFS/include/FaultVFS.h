@@ -2,17 +2,14 @@
 #define FAULTVFS_H
 
 /* A test-only SQLite VFS that wraps the default one (`unix`) and is registered as the new
-   default, so the library opens every connection through it unchanged. It has two scopes, each
-   a directory, so a suite that records and one that injects faults can run at the same time;
-   files under neither are passed through.
+   default, so the library opens every connection through it unchanged. Only files under the
+   directory given to faultvfs_scope() are watched; everything else is passed through.
 
-   - Recording (faultvfs_record_scope): every write, truncate, sync and delete of a file under
-     the recording scope (the database, its -wal, a rollback journal; never the -shm, which the
-     unix VFS maps without xOpen) is kept in order with its bytes, for the tests to rebuild what
-     a power cut would have left.
-   - Faults (faultvfs_scope): the Nth call of the chosen kinds on a file under the fault scope
-     fails with an I/O error, a full disk or a refused open, as the operating system would have
-     made it fail. */
+   - Recording: every write, truncate, sync and delete of a watched file (the database, its
+     -wal, a rollback journal; never the -shm, which the unix VFS maps without xOpen) is kept
+     in order with its bytes, for the tests to rebuild what a power cut would have left.
+   - Faults: the Nth call of the chosen kinds on a watched file fails with an I/O error, a full
+     disk or a refused open, as the operating system would have made it fail. */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -57,28 +54,25 @@ typedef struct {
     int file;
     int64_t offset;  /* a write's offset; a truncate's new size */
     int64_t length;  /* a write's length */
-    const unsigned char *bytes;  /* a write's bytes, valid until the next faultvfs_record_scope */
+    const unsigned char *bytes;  /* a write's bytes, valid until the next faultvfs_scope */
 } faultvfs_op;
 
 /* Registers the VFS as the default (once; later calls do nothing). Returns SQLITE_OK. */
 int faultvfs_install(void);
 
-/* Faults may fail calls on the files under `directory` (a prefix of their paths) from now on,
-   or on none (NULL); disarms any fault. */
+/* Watches the files under `directory` (a prefix of their paths) from now on, or none (NULL);
+   forgets what was recorded and disarms any fault. */
 void faultvfs_scope(const char *directory);
 
-/* Records the operations of the files under `directory` from now on (once faultvfs_record(1)),
-   or of none (NULL); forgets what was recorded. */
-void faultvfs_record_scope(const char *directory);
-/* Recording of those files' operations. */
+/* Recording of the watched files' operations. */
 void faultvfs_record(int on);
 long faultvfs_op_count(void);
 faultvfs_op faultvfs_op_at(long index);
 int faultvfs_file_count(void);
-/* The recorded file's path, valid until the next faultvfs_record_scope. */
+/* The watched file's path, valid until the next faultvfs_scope. */
 const char *faultvfs_file_path(int file);
 
-/* Fails the `nth` call (1-based, counted from now) of the kinds in `mask` on a file in the fault scope
+/* Fails the `nth` call (1-based, counted from now) of the kinds in `mask` on a watched file
    the way `flavor` says; with `sticky`, every later one of those calls fails too until
    faultvfs_disarm. */
 void faultvfs_arm(long nth, int mask, int flavor, int sticky);

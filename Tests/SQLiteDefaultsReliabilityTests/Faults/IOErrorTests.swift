@@ -16,7 +16,7 @@ extension FaultTests {
     /// guard) are faulted too, and the monitor's look at another connection's commit.
     ///
     /// The fast tier injects a sample of the N; the slow tier every one.
-    @Suite("I/O errors", .serialized)
+    @Suite("I/O errors")
     struct IOErrorTests {
         /// The ways a call fails: what the VFS makes of it and which errors may name it.
         struct Fault: CustomStringConvertible, Sendable {

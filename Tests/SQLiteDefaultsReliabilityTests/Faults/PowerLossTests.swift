@@ -19,7 +19,7 @@ import Testing
 /// The fast tier replays a sample of cut points; the slow tier every one of them.
 /// `POWER_LOSS_SEED` reruns a seed.
 extension FaultTests {
-    @Suite("Power loss", .serialized)
+    @Suite("Power loss")
     struct PowerLossTests {
         @Test(arguments: [DefaultsStore.Configuration.Synchronous.full, .normal])
         func aPowerCutLosesNothingTheDurabilityPromised(_ synchronous: DefaultsStore.Configuration.Synchronous) async throws {
@@ -77,7 +77,7 @@ struct RecordedWorkload {
         var configuration = quietConfiguration()
         configuration.synchronous = synchronous
         var begun: [Int] = [], acknowledged: [Int] = [], states: [StoreContents] = []
-        let recording = try FaultFiles.recording(directory + "/") {
+        let recording = try FaultFiles.watching(directory + "/") {
             faultvfs_record(1)
             let session = WorkloadSession(path: directory + "/defaults.sqlite", configuration: configuration)
             for step in steps {
