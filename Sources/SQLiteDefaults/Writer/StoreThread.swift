@@ -50,9 +50,6 @@ final class StoreThread: Sendable {
 
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
-    /// How many jobs were ever queued: the thread, lingering after a job, sees a new one here
-    /// without taking the lock.
-    private let enqueued = Atomic<Int>(0)
     /// The running thread's id (0 when none).
     private let threadID = Atomic<UInt>(0)
     /// Whether the job running now has not written yet: its first taking of the write lock
@@ -127,7 +124,6 @@ final class StoreThread: Sendable {
         let action = state.withLock { state -> Action in
             if let closed = state.closedError { return .refuse(closed) }
             state.queue.append(job)
-            enqueued.add(1, ordering: .releasing)
             if !state.hasThread {
                 state.hasThread = true
                 return .start
@@ -210,29 +206,9 @@ final class StoreThread: Sendable {
                 state.withLock { $0.sleeping = false }
             case .run(let job):
                 idleSince = nil
-                let queuedBefore = enqueued.load(ordering: .acquiring)
                 attempt(job)
-                linger(queuedBefore: queuedBefore)
             }
         }
-    }
-
-    /// How long the thread looks for another job after one before it sleeps.
-    static let lingering: Duration = .microseconds(50)
-
-    /// After a job the thread looks for the next one for a moment before it sleeps. A task that
-    /// awaits one write after another queues its next a few microseconds after it is resumed,
-    /// and waking the sleeping thread again cost each such call a futex and, on an idle core,
-    /// the scheduler's latency (measured: the Performance article, "The store thread"). It
-    /// yields its core while it looks, so a thread with work on that core runs first; a job
-    /// queued while the last one ran ends the look at once. The price: at most 50 µs of a core
-    /// after each burst of calls.
-    private func linger(queuedBefore: Int) {
-        let deadline = ContinuousClock.now + Self.lingering
-        repeat {
-            if enqueued.load(ordering: .acquiring) != queuedBefore { return }
-            sched_yield()
-        } while ContinuousClock.now < deadline
     }
 
     /// The first queued job, a parked one whose time came first (they were queued earlier).
