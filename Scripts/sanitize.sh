@@ -58,7 +58,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0 halt_on_error=1}"
 run() {
     local sanitizer="$1"; shift
     local flags=("$@") start built finished
-    echo "== swift test --sanitize=$sanitizer (${flags[1]}, filter '$filter')"
+    echo "== the test bundle built with --sanitize=$sanitizer (${flags[1]}, filter '$filter')"
     start=$(date +%s)
     # The library's locks become pthread mutexes, which ThreadSanitizer understands (see
     # Sources/SQLiteDefaults/Support/SanitizerMutex.swift).
