@@ -10,8 +10,8 @@ import Testing
 /// Not beside each other either (tried 2026-11-29, with a fault scope and a recording scope in
 /// the VFS): inside the slow tier the two together made everything slower — the power loss
 /// suite 59 → 316 s, the whole run 222 → 336 s (three fleet syncs also missed their 60 s
-/// deadline to connect in that run, as some did in a later run without it). One after the other, the power loss suite runs at the end of the run,
-/// when the other suites are done.
+/// deadline to connect in that run, as some did in a later run without it). One after the
+/// other, the power loss suite runs at the end of the run, when the other suites are done.
 @Suite("Faults", .serialized)
 struct FaultTests {}
 
