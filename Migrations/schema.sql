@@ -114,13 +114,12 @@ BEGIN
     INSERT INTO defaults_json_validate(key, origin, value) VALUES (new.key, new.origin, new.value);
 END;
 CREATE TRIGGER defaults_json_validate INSTEAD OF INSERT ON defaults_json_validate
+WHEN unicode(sqlite_source_id()) IS NOT 123
 BEGIN
-    -- This library's connections judge with the same grammar in Swift (StrictJSON+Connection.swift);
-    -- every other client, by walking the grammar: `scan` holds the position, the state and the
-    -- stack ('#' then one letter per open container), and the text is valid when a walk ends in
-    -- 'valid'. A byte with no step ends the walk.
-    SELECT 1 FROM json_each('{}', CASE WHEN CASE WHEN unicode(sqlite_source_id()) = 123
-            THEN NOT sqlite_compileoption_used(new.value) ELSE NOT EXISTS (
+    -- `scan` holds the position, the state and the stack ('#' then one letter per open
+    -- container), and the text is valid when a walk ends in 'valid'. A byte with no step ends
+    -- the walk.
+    SELECT 1 FROM json_each('{}', CASE WHEN NOT EXISTS (
         WITH RECURSIVE scan(p, s, st) AS (
             SELECT 1, 'value', '#' WHERE instr(CAST(new.value AS BLOB), x'00') = 0
             UNION ALL
@@ -131,7 +130,7 @@ BEGIN
                     WHERE h.state = x.s AND h.ch = substr(CAST(new.value AS BLOB), x.p, 1)), '*')
             WHERE g.stack IN ('', '-') OR length(x.st) <= 1000
         )
-        SELECT 1 FROM scan WHERE s = 'valid') END
+        SELECT 1 FROM scan WHERE s = 'valid')
         THEN 'declared key "' || new.key || '" is json, so a ' || new.origin || ' that is not valid JSON is refused'
         ELSE '$' END);
 END;
@@ -143,7 +142,7 @@ BEGIN
 END;
 CREATE TRIGGER defaults_log_insert AFTER INSERT ON defaults
 BEGIN
-    INSERT INTO defaults_changes(key, value, omitted, time, writer_identity, secret, sealed)
+    INSERT INTO defaults_changes(key, value, omitted, time, writer_identity, secret)
     SELECT new.key,
         CASE WHEN s.secret = 1 THEN NULL
              WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384 THEN NULL
@@ -153,10 +152,7 @@ BEGIN
              THEN length(CAST(new.value AS BLOB)) END,
         CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER),
         CASE WHEN unicode(sqlite_source_id()) = 123 THEN sqlite_source_id() END,
-        CASE WHEN s.secret = 1 THEN 1 END,
-        CASE WHEN s.secret = 1 AND unicode(sqlite_source_id()) = 123 THEN sqlite_compileoption_get(
-            (SELECT hex(key) FROM defaults_digest_key LIMIT 1) || typeof(new.value) || ':'
-            || CAST(CASE WHEN typeof(new.value) = 'real' THEN printf('%!.17g', new.value) ELSE new.value END AS BLOB)) END
+        CASE WHEN s.secret = 1 THEN 1 END
     FROM (SELECT 1) LEFT JOIN defaults_schema AS s ON s.key = new.key;
 END;
 CREATE TRIGGER defaults_log_rename AFTER UPDATE OF key ON defaults
@@ -170,7 +166,7 @@ CREATE TRIGGER defaults_log_update AFTER UPDATE ON defaults
 WHEN old.value IS NOT new.value OR typeof(old.value) IS NOT typeof(new.value) OR old.key IS NOT new.key
     OR (typeof(new.value) = 'real' AND new.value = 0.0)
 BEGIN
-    INSERT INTO defaults_changes(key, value, omitted, time, writer_identity, secret, sealed)
+    INSERT INTO defaults_changes(key, value, omitted, time, writer_identity, secret)
     SELECT new.key,
         CASE WHEN s.secret = 1 THEN NULL
              WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384 THEN NULL
@@ -180,10 +176,7 @@ BEGIN
              THEN length(CAST(new.value AS BLOB)) END,
         CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER),
         CASE WHEN unicode(sqlite_source_id()) = 123 THEN sqlite_source_id() END,
-        CASE WHEN s.secret = 1 THEN 1 END,
-        CASE WHEN s.secret = 1 AND unicode(sqlite_source_id()) = 123 THEN sqlite_compileoption_get(
-            (SELECT hex(key) FROM defaults_digest_key LIMIT 1) || typeof(new.value) || ':'
-            || CAST(CASE WHEN typeof(new.value) = 'real' THEN printf('%!.17g', new.value) ELSE new.value END AS BLOB)) END
+        CASE WHEN s.secret = 1 THEN 1 END
     FROM (SELECT 1) LEFT JOIN defaults_schema AS s ON s.key = new.key;
 END;
 CREATE TRIGGER defaults_schema_check INSTEAD OF INSERT ON defaults_schema_check
@@ -228,6 +221,8 @@ SELECT s.key, s.type, s.default_value, 'declared key "' || s.key || '" is ' || s
             THEN 'the default ' || CAST(s.default_value AS TEXT) || ' is refused (allowed: ' || s.allowed || ')'
     END
 FROM defaults_schema AS s WHERE s.default_value IS NOT NULL;
+CREATE VIEW defaults_held_back(key, json, secret) AS
+SELECT key, type = 'json', secret IS 1 FROM defaults_schema WHERE type = 'json' OR secret = 1;
 CREATE VIEW defaults_json_check(key, type, origin, value) AS SELECT NULL, NULL, NULL, NULL WHERE 0;
 CREATE VIEW defaults_json_validate(key, origin, value) AS SELECT NULL, NULL, NULL WHERE 0;
 CREATE VIEW defaults_judgements(key, type, origin, value, message) AS

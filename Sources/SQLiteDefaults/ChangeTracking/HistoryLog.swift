@@ -116,7 +116,7 @@ enum HistoryLog {
     }
 
     /// The file's own random key (`defaults_digest_key`, Migrations/0012); nil when it has none.
-    private static func fileKey(_ database: Database) throws -> [UInt8]? {
+    static func fileKey(_ database: Database) throws -> [UInt8]? {
         let statement = try database.statement("SELECT key FROM defaults_digest_key LIMIT 1")
         defer { statement.reset() }
         return try statement.step() ? statement.optionalBlob(at: 0) : nil

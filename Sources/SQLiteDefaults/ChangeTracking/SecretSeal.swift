@@ -4,10 +4,11 @@ import Foundation
 /// equal values apart, and the value sealed so that `prefs revert` and
 /// ``DefaultsStore/value(writtenBy:)`` can write it back — never the plaintext.
 ///
-/// The log's triggers call `sqlite_compileoption_get(X)`, which this library's connections
-/// answer with ``seal(_:)``; X is the file's key in hex (64 characters, from
-/// `defaults_digest_key`), the value's storage class, `:`, and the value's bytes (a REAL as
-/// `printf('%!.17g')`, which reads back to the same double). The answer, kept in the log's
+/// The library seals the entry each of its writes to a secret key logged, in the same
+/// transaction (``StoreConnection/writeSealed(_:_:isJSON:)``; up to schema 14 the log's triggers
+/// did, through `sqlite_compileoption_get(X)`). The message is the value's storage class, `:`,
+/// and the value's bytes (a REAL as `printf('%!.17g')`, which reads back to the same double);
+/// the key is the file's own (`defaults_digest_key`). The sealed form, kept in the log's
 /// `sealed` column:
 ///
 ///     digest (32 bytes)  HMAC-SHA-256(HMAC(fileKey, "digest"), class ":" bytes)
@@ -27,16 +28,9 @@ import Foundation
 /// when an entry is read, from the sealed digest, so entries sealed before it existed show
 /// it too and the log's format did not change.
 enum SecretSeal {
-    /// The length of the file's key, in bytes.
-    static let keyLength = 32
-
-    /// The sealed form of the trigger's argument; nil when it is not one (a file key that is
-    /// not 64 hex digits, no `:`).
-    static func seal(_ argument: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard argument.count > keyLength * 2,
-              let fileKey = SHA256.bytes(fromHex: String(decoding: argument.prefix(keyLength * 2), as: UTF8.self)) else { return nil }
-        let message = Array(argument.dropFirst(keyLength * 2))
-        guard message.contains(UInt8(ascii: ":")) else { return nil }
+    /// The sealed form of `message` (storage class, `:`, bytes) under `fileKey`, with a fresh
+    /// random nonce.
+    static func seal(_ message: [UInt8], fileKey: [UInt8]) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let nonce = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let digest = SHA256.hmac(key: subkey(fileKey, "digest"), message: message)

@@ -77,16 +77,18 @@ enum WriterIdentity {
     }
 
     /// Makes `sqlite_source_id()` on `database` answer this process's identity (and, inside
-    /// ``attribute(_:actor:reason:_:)``, the actor and reason beside it), and
-    /// `sqlite_compileoption_get(X)` answer the sealed form that stands in for a secret's value
-    /// (``SecretSeal``, Migrations/0012). Call before any statement that writes `defaults` is prepared: a
-    /// trigger's program binds its functions when the statement that fires it is prepared.
+    /// ``attribute(_:actor:reason:_:)``, the actor and reason beside it). Call before any
+    /// statement that writes `defaults` is prepared: a trigger's program binds its functions
+    /// when the statement that fires it is prepared.
+    ///
+    /// The one SQLite built-in this library answers its own way (the Architecture article,
+    /// "One redefined built-in"): the triggers record it as the writer of each change, and tell
+    /// this library's connections by it (SQLite's own answer starts with a digit, this one with
+    /// `{`), to leave the JSON grammar walk to other clients.
     static func install(on database: Database) throws {
         // `cString` is never freed, so SQLite may keep the pointer.
         try database.defineSwitchableAnswer("sqlite_source_id", SwitchableAnswer(UnsafePointer(cString)),
                                             operation: "naming this process as the writer of its changes")
-        try database.defineBytesFunction("sqlite_compileoption_get", operation: "installing the seal of secret values",
-                                         SecretSeal.seal)
     }
 
     /// Runs `body` with this connection's writes recorded as made for `actor` and because of

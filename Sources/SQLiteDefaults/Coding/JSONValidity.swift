@@ -1,7 +1,8 @@
 /// Whether text is JSON, as the schema decides it for a `json` key: strict RFC 8259, nested at
 /// most ``DefaultsValueKind/maximumJSONDepth`` levels, the same answer on every SQLite version
-/// (see ``StrictJSON``). Lets a refusal be explained before anything is sent; the database stays
-/// the judge.
+/// (see ``StrictJSON``). The judge of this library's own writes since schema 15: the write path
+/// passes its verdict to the upsert, and the triggers walk the same grammar in SQL for every
+/// other client (the Architecture article, "One redefined built-in").
 enum JSONValidity {
     static func isValid(_ text: String) -> Bool {
         StrictJSON.isValid(text)

@@ -15,8 +15,6 @@ final class Database {
     private var hooks: HookBox?
     /// The answers of ``defineSwitchableAnswer(_:_:operation:)``'s functions, kept alive here.
     private var switchableAnswers: [String: SwitchableAnswer] = [:]
-    /// The closures of ``defineBytesFunction(_:operation:_:)``'s functions, kept alive here.
-    private var bytesFunctions: [BytesFunction] = []
 
     /// Opens `path` (or `:memory:`) with explicit flags: read-write (or read-only), no shared
     /// cache, no SQLite-level mutex (the store's lock already serializes use), extended result codes.
@@ -188,49 +186,6 @@ final class Database {
         switchableAnswers[name]
     }
 
-    /// Defines `name(X)` on this connection, innocuous and not deterministic, to answer the
-    /// BLOB `transform` makes of X's bytes (as SQLite reads them as a BLOB), or NULL when it
-    /// answers nil or X is NULL.
-    func defineBytesFunction(_ name: String, operation: String,
-                             _ transform: @escaping (UnsafeRawBufferPointer) -> [UInt8]?) throws {
-        let box = BytesFunction(transform)
-        bytesFunctions.append(box)  // kept alive as long as the connection
-        let flags = SQLITE_UTF8 | SQLITE_INNOCUOUS
-        let code = sqlite3_create_function_v2(handle, name, 1, flags, Unmanaged.passUnretained(box).toOpaque(), { context, count, arguments in
-            guard count == 1, let argument = arguments?[0], let user = sqlite3_user_data(context),
-                  sqlite3_value_type(argument) != SQLITE_NULL else { return sqlite3_result_null(context) }
-            let bytes = sqlite3_value_blob(argument)
-            let length = Int(sqlite3_value_bytes(argument))
-            let function = Unmanaged<BytesFunction>.fromOpaque(user).takeUnretainedValue()
-            guard let result = function.transform(UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : length)) else {
-                return sqlite3_result_null(context)
-            }
-            result.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), csqlitedefaults_transient()) }
-        }, nil, nil, nil)
-        guard code == SQLITE_OK else { throw error(code, operation) }
-    }
-
-    /// Defines `name(text)` on this connection, innocuous and deterministic, to answer 1 when
-    /// `predicate` holds for the argument's bytes as SQLite reads them as text, else 0 (also
-    /// for a call without exactly one argument, or with a NULL one).
-    ///
-    /// `predicate` is a C function pointer, not a closure: the call runs inside a trigger on
-    /// every write it judges, and needs no context.
-    func definePredicate(_ name: String, operation: String,
-                         _ predicate: @convention(c) (UnsafePointer<UInt8>?, Int) -> Bool) throws {
-        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
-        let pointer = unsafeBitCast(predicate, to: UnsafeMutableRawPointer.self)
-        let code = sqlite3_create_function_v2(handle, name, 1, flags, pointer, { context, count, arguments in
-            guard count == 1, let argument = arguments?[0] else { return sqlite3_result_int(context, 0) }
-            guard let text = sqlite3_value_text(argument) else { return sqlite3_result_int(context, 0) }
-            let length = Int(sqlite3_value_bytes(argument))  // after _text: the length of that text
-            let predicate = unsafeBitCast(sqlite3_user_data(context),
-                                          to: (@convention(c) (UnsafePointer<UInt8>?, Int) -> Bool).self)
-            sqlite3_result_int(context, predicate(text, length) ? 1 : 0)
-        }, nil, nil, nil)
-        guard code == SQLITE_OK else { throw error(code, operation) }
-    }
-
     // MARK: Hooks
 
     /// Sends SQLite's update and rollback hooks of this connection to `receiver` until
@@ -297,14 +252,5 @@ final class SwitchableAnswer {
 
     init(_ text: UnsafePointer<CChar>) {
         self.text = text
-    }
-}
-
-/// A closure SQLite calls through a C function pointer (``Database/defineBytesFunction(_:operation:_:)``).
-final class BytesFunction {
-    let transform: (UnsafeRawBufferPointer) -> [UInt8]?
-
-    init(_ transform: @escaping (UnsafeRawBufferPointer) -> [UInt8]?) {
-        self.transform = transform
     }
 }

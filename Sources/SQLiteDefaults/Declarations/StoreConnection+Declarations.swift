@@ -97,25 +97,6 @@ extension StoreConnection {
         if declaration.isSecret { try scrubHistory(of: declaration.key) }
     }
 
-    /// Replaces the value of every history entry of `key` that still holds one by the sealed
-    /// form the triggers record for a secret (``SecretSeal``, Migrations/0012), in the transaction that
-    /// declares it secret: the plaintext never outlives that commit in any table. With
-    /// `secure_delete` on for the statement, SQLite zeroes the bytes it frees instead of
-    /// leaving them in the page.
-    private func scrubHistory(of key: String) throws {
-        try database.execute("PRAGMA secure_delete = ON")
-        defer { try? database.execute("PRAGMA secure_delete = OFF") }
-        let statement = try database.statement("""
-            UPDATE defaults_changes SET
-                sealed = CASE WHEN removed = 1 OR omitted IS NOT NULL THEN NULL
-                    ELSE sqlite_compileoption_get((SELECT hex(key) FROM defaults_digest_key LIMIT 1) || typeof(value) || ':'
-                        || CAST(CASE WHEN typeof(value) = 'real' THEN printf('%!.17g', value) ELSE value END AS BLOB)) END,
-                value = NULL, omitted = NULL, secret = 1
-            WHERE key = ?1 AND secret IS NULL AND removed IS NOT 1
-            """)
-        try statement.withBorrowedText(key, at: 1) { _ = try statement.step() }
-    }
-
     /// Removes the declaration of `key`; the key then accepts anything again.
     /// - Returns: whether there was one.
     @discardableResult

@@ -222,31 +222,125 @@ final class StoreConnection {
     /// The upsert leaves the row alone when it already holds this exact value (same
     /// storage class too), so rewriting a value fires no hook and logs nothing. A REAL zero is
     /// always written: SQL compares -0.0 and 0.0 as equal, and a change of sign must land.
+    ///
+    /// The library judges its own writes (Migrations/0015): whether a text is JSON is decided
+    /// here, in Swift, and passed to the statement, which reads the key's declaration itself and
+    /// writes nothing when the file declares the key `json` and the text is not, or declares it
+    /// secret and this write is not the sealed kind (see ``writeSealed(_:_:isJSON:)``). So a
+    /// declaration another process committed a moment ago is obeyed, and the triggers' grammar
+    /// walk never runs for this library.
     func write(_ key: HashedKey, _ value: SQLiteValue?) throws {
         if let aborted = transactionAborted { throw aborted }
-        let statement: Statement
-        if value != nil {
-            statement = try kept(&upsertStatement, """
-                INSERT INTO defaults(key, value) VALUES (?1, ?2)
-                ON CONFLICT(key) DO UPDATE SET value = excluded.value
-                WHERE value IS NOT excluded.value OR typeof(value) IS NOT typeof(excluded.value)
-                   OR (typeof(excluded.value) = 'real' AND excluded.value = 0.0)
-                """)
-        } else {
-            statement = try kept(&deleteStatement, "DELETE FROM defaults WHERE key = ?1")
+        guard let value else {
+            let statement = try kept(&deleteStatement, "DELETE FROM defaults WHERE key = ?1")
+            do {
+                try statement.withBorrowedText(key.name, at: 1) { try step(statement, key: key, value: nil) }
+            } catch let error as DefaultsError {
+                throw refusal(error, writing: nil, to: key.name)
+            }
+            return
         }
-        // On its own, the write is an autocommit statement: the change log's trigger records
-        // this process as its writer in the same statement (WriterIdentity), so nothing has to
-        // run between it and its commit.
-        do {
+        if database.isReadOnly {
+            // SQLite refuses it, by name (read-only), before reading anything: the upsert below
+            // could not even be prepared on a file no writer has migrated (no `defaults_schema`).
+            let statement = try database.statement("INSERT INTO defaults(key, value) VALUES (?1, ?2)")
             try statement.withBorrowedText(key.name, at: 1) {
-                guard let value else { return try step(statement, key: key, value: nil) }
                 try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
             }
+            return
+        }
+        let isJSON = Self.isJSON(value)
+        do {
+            if try upsert(key, value, isJSON: isJSON, sealing: false) { return }
+            // Nothing changed: the row already held this value, or the key's declaration held
+            // the write back. Only a key `defaults_held_back` names can be held back.
+            guard let held = try heldBack(key.name) else { return }
+            if held.json, !isJSON { throw Self.notJSON(key.name) }
+            if held.secret { try writeSealed(key, value, isJSON: isJSON) }
         } catch let error as DefaultsError {
             // The library knows what it wrote: a declaration's refusal is told by the key and
             // the value, not by SQLite's message (see DeclarationRefusal).
             throw refusal(error, writing: value, to: key.name)
+        }
+    }
+
+    /// Runs the upsert of `value` to `key`, held back by the file's declaration of the key as
+    /// ``write(_:_:)`` says. On its own, it is an autocommit statement: the change log's trigger
+    /// records this process as its writer in the same statement (WriterIdentity), so nothing has
+    /// to run between it and its commit.
+    /// - Returns: whether the row changed.
+    func upsert(_ key: HashedKey, _ value: SQLiteValue, isJSON: Bool, sealing: Bool) throws -> Bool {
+        // `INSERT … SELECT … WHERE`: an upsert's SELECT needs its WHERE anyway (SQLite's parser
+        // would read ON CONFLICT as a join constraint otherwise). When ?3 and ?4 are both 1, the
+        // declaration is not looked up at all. `defaults_held_back` (a view of
+        // `defaults_schema`, flattened into this statement) exists from schema 15 on, so this
+        // statement is never run against an older schema's triggers (see ``bringForward()``).
+        let statement = try kept(&upsertStatement, """
+            INSERT INTO defaults(key, value) SELECT ?1, ?2
+            WHERE (?3 AND ?4) OR NOT EXISTS (SELECT 1 FROM defaults_held_back
+                WHERE key = ?1 AND (json AND NOT ?3 OR secret AND NOT ?4))
+            ON CONFLICT(key) DO UPDATE SET value = excluded.value
+            WHERE value IS NOT excluded.value OR typeof(value) IS NOT typeof(excluded.value)
+               OR (typeof(excluded.value) = 'real' AND excluded.value = 0.0)
+            """)
+        let run = {
+            try statement.bind(isJSON ? 1 : 0, at: 3)
+            try statement.bind(sealing ? 1 : 0, at: 4)
+            try statement.withBorrowedText(key.name, at: 1) {
+                try statement.withBorrowedValue(value, at: 2) { try self.step(statement, key: key, value: value) }
+            }
+        }
+        do {
+            try run()
+        } catch let error as DefaultsError where error.code == .sqlite && (try? SchemaVersion.of(database)).map({ $0 < .latest }) == true {
+            try bringForward()
+            try run()
+        }
+        return database.changes > 0
+    }
+
+    /// When a backup of an older schema was restored under this store (`sqlite3 .restore`):
+    /// brings the file to this library's schema, as opening it would have, inside the open
+    /// transaction when there is one. The
+    /// older schema's triggers call functions this library no longer answers its own way, so
+    /// none of its writes may run under them.
+    func bringForward() throws {
+        guard try SchemaVersion.of(database) < .latest else { return }
+        if transactionDepth == 0 {
+            try Migrator().migrate(database)
+        } else {
+            try Migrator().migrateInOpenTransaction(database)
+        }
+    }
+
+    /// Why the file's declaration of `key` may hold a write back (`defaults_held_back`): it is
+    /// declared `json`, secret, or both; nil when neither.
+    func heldBack(_ key: String) throws -> (json: Bool, secret: Bool)? {
+        try heldBack(keyBytes: .text(key))
+    }
+
+    /// ``heldBack(_:)`` for a key bound as it is stored (TEXT that may not be UTF-8).
+    func heldBack(keyBytes key: SQLiteValue) throws -> (json: Bool, secret: Bool)? {
+        let statement = try database.statement("SELECT json, secret FROM defaults_held_back WHERE key = ?1")
+        return try statement.withBorrowedValue(key, at: 1) {
+            try statement.step() ? (statement.int64(at: 0) == 1, statement.int64(at: 1) == 1) : nil
+        }
+    }
+
+    /// The refusal of a text that is not JSON for a key declared `json`: the trigger's sentence.
+    static func notJSON(_ key: String) -> DefaultsError {
+        DefaultsError(.declarationConflict, "declared key \"\(key)\" is json, so a value that is not valid JSON is refused", key: key)
+    }
+
+    /// Whether `value` passes the schema's JSON check as this library judges it (``StrictJSON``,
+    /// the grammar of `defaults_json_grammar`). Only TEXT can be JSON; for any other storage
+    /// class the answer is "not held back": a `json` key refuses it by its class, in the
+    /// trigger every client meets.
+    static func isJSON(_ value: SQLiteValue) -> Bool {
+        switch value {
+        case .text(let text): JSONValidity.isValid(text)
+        case .invalidUTF8Text(let bytes): JSONValidity.isValid(bytes)
+        default: true
         }
     }
 

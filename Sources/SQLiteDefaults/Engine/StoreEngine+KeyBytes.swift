@@ -23,6 +23,14 @@ extension StoreEngine {
             try find.bind(SQLiteValue.keyText(key), at: 1)
             let rowid: Int64? = try { defer { find.reset() }; return try find.step() ? find.int64(at: 0) : nil }()
             guard let rowid else { return false }
+            // The checks `write` makes through its upsert (Migrations/0015), made here before the
+            // update: the file's declaration of these exact bytes, read in this transaction (on
+            // a backup of an older schema restored under the store, once it is brought forward).
+            try connection.bringForward()
+            let held = try value == nil ? nil : connection.heldBack(keyBytes: SQLiteValue.keyText(key))
+            if let value, held?.json == true, !StoreConnection.isJSON(value) {
+                throw StoreConnection.notJSON(String(decoding: key, as: UTF8.self))
+            }
             let statement = try connection.database.statement(
                 value == nil ? "DELETE FROM defaults WHERE rowid = ?1" : "UPDATE defaults SET value = ?2 WHERE rowid = ?1")
             try statement.bind(rowid, at: 1)
@@ -37,6 +45,9 @@ extension StoreEngine {
             do {
                 _ = try statement.step()
                 connection.recorder.statementSucceeded()
+                if let value, held?.secret == true, let entries = connection.recorder.lastStatementSequences {
+                    try connection.seal(entries, of: value)
+                }
             } catch {
                 connection.recorder.statementFailed()
                 throw error

@@ -120,7 +120,6 @@ enum StoreOpener {
         database.setBusyTimeout(milliseconds: milliseconds)
         // Before any write statement is prepared: the change log's triggers record who wrote.
         try WriterIdentity.install(on: database)
-        try StrictJSON.install(on: database)
         // The first read is where SQLite notices a file that is not a database.
         do {
             _ = try OpeningWait.retryingBusy(timeout: configuration.busyTimeout, path: database.path, while: "reading the schema") {

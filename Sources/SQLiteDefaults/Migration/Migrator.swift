@@ -30,6 +30,26 @@ struct Migrator {
     /// Each runs inside `BEGIN IMMEDIATE`, and the version is read again inside it: when two
     /// processes open a new file at once, the second waits for the first and then finds
     /// nothing left to do.
+    /// Applies every migration the database has not seen inside the transaction the caller holds
+    /// (its write lock taken): a backup of an older schema found under a store in the middle of
+    /// a transaction. A failure is thrown as ``migrate(_:)`` names it, and the caller's
+    /// transaction rolls back with it.
+    func migrateInOpenTransaction(_ database: Database) throws {
+        try checkNotNewer(database)
+        for migration in migrations where migration.version > (try Self.currentVersion(of: database)) {
+            do {
+                try database.execute(migration.sql)
+                try database.execute("PRAGMA user_version = \(migration.version)")
+            } catch {
+                if let error = error as? DefaultsError, error.code != .sqlite { throw error }
+                throw DefaultsError(
+                    .migrationFailed,
+                    "migration \(migration.version) (\(migration.name)) failed: \(error)",
+                    path: database.path, sqliteCode: (error as? DefaultsError)?.sqliteCode)
+            }
+        }
+    }
+
     func migrate(_ database: Database) throws {
         try checkNotNewer(database)
         for migration in migrations where migration.version > (try Self.currentVersion(of: database)) {

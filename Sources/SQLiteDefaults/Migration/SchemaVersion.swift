@@ -47,6 +47,9 @@ struct SchemaVersion: Comparable, Sendable, CustomStringConvertible {
     /// 0014: the declared-key checks cheap to prepare (`defaults_json_grammar`, the JSON
     /// validator as a table; the checks compiled once per upsert).
     static let checksCheapToPrepare = SchemaVersion(14)
+    /// 0015: one redefined built-in: the library judges JSON and seals secrets in Swift, and the
+    /// triggers call only `sqlite_source_id()` of its own.
+    static let oneRedefinedBuiltin = SchemaVersion(15)
 
     /// The version a new file has: the last embedded migration's.
     static var latest: SchemaVersion { SchemaVersion(Migration.latestVersion) }

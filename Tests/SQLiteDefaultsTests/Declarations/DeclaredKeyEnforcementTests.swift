@@ -92,6 +92,35 @@ struct DeclaredKeyEnforcementTests {
         #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults_violations") == "0")
     }
 
+    @Test("a key another client declared json after the store opened: the store's text that is not JSON is refused, alone or in a transaction, and nothing is written")
+    func aJSONDeclarationTheStoreHasNotReadYet() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        let config = DefaultsKey<String>("cfg", default: "")
+        let other = DefaultsKey<String>("other", default: "")
+        try await store.set("{\"a\":1}", for: config)
+        // The store judges its own JSON in Swift and passes the verdict to its statement, which
+        // reads the declaration itself (Migrations/0015): this one it has never seen.
+        try await sqlite3(directory.database, "INSERT INTO defaults_schema(key, type) VALUES ('cfg', 'json')")
+        let sentence = "declared key \"cfg\" is json, so a value that is not valid JSON is refused"
+        let alone = try await #require(throws: DefaultsError.self) { try await store.set("{\"a\":", for: config) }
+        #expect(alone.code == .declarationConflict && alone.message == sentence, "\(alone)")
+        let inside = try await #require(throws: DefaultsError.self) {
+            try await store.transaction { transaction in
+                try transaction.set("written first", for: other)
+                try transaction.set("[1,]", for: config)
+            }
+        }
+        #expect(inside.code == .declarationConflict && inside.message == sentence, "\(inside)")
+        #expect(try await sqlite3(directory.database, "SELECT group_concat(key || '=' || value, ' ') FROM defaults") == "cfg={\"a\":1}")
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults_changes WHERE key IN ('cfg', 'other')") == "1")
+        // Text that is JSON goes in, and so does any text of a key that is not declared json.
+        try await store.set(" [1, {\"b\": null}] ", for: config)
+        try await store.set("not json", for: other)
+        #expect(try await sqlite3(directory.database, "SELECT group_concat(key || '=' || value, ' ') FROM (SELECT * FROM defaults ORDER BY key)")
+                == "cfg= [1, {\"b\": null}]  other=not json")
+    }
+
     @Test("a store sees a refused raw write as no change at all")
     func refusedRawWriteNotifiesNobody() async throws {
         let directory = try TemporaryDirectory()

@@ -101,6 +101,31 @@ struct SecretTests {
         #expect(refused?.code == .notInHistory)
     }
 
+    @Test("A key another client declared secret after the store opened: the store's next writes of it are sealed, alone or in a transaction")
+    func aSecretDeclarationTheStoreHasNotReadYet() async throws {
+        let temporary = try TemporaryDefaultsStore()
+        let store = temporary.store
+        try await store.set("plain-before", for: plainToken)
+        try await sqlite3(temporary.path, "INSERT INTO defaults_schema(key, type, secret) VALUES ('api.token', 'string', 1)")
+        try await store.set("sk-alone-3333", for: plainToken)
+        try await store.transaction { transaction in try transaction.set("sk-inside-4444", for: plainToken) }
+        // Held back, written again the sealed way: one entry each, as a secret with its digest.
+        let entries = try await store.history(for: plainToken, limit: 10)
+        #expect(entries.count == 3)
+        let secrets = entries.filter(\.value.isSecret)
+        #expect(secrets.count == 2)
+        #expect(secrets.allSatisfy { if case .secret(let digest?) = $0.value { digest.count == 64 } else { false } })
+        let opened = try secrets.map { try store.value(writtenBy: $0.sequence) }
+        #expect(Set(opened.compactMap { $0 }) == [.text("sk-alone-3333"), .text("sk-inside-4444")])
+        #expect(store[plainToken] == "sk-inside-4444")
+        let dumped = try await dump(temporary.path)
+        #expect(!dumped.contains("sk-alone-3333"))
+        #expect(dumped.components(separatedBy: "sk-inside-4444").count == 2, "once: the defaults row")
+        // Writing the same value again logs nothing and seals nothing.
+        try await store.set("sk-inside-4444", for: plainToken)
+        #expect(try await store.history(for: plainToken, limit: 10).count == 3)
+    }
+
     @Test func valuesOfEveryStorageClassOpenExactlyAsWritten() throws {
         let store = try DefaultsStore.inMemory()
         try store.declare(DefaultsDeclaration(key: "blob.secret", type: .data, isSecret: true))

@@ -125,6 +125,47 @@ struct MigrationTests {
                 == "cfg= [ {\"b\" : null} ]  mode=slow on=0")
     }
 
+    @Test("migration 15: a schema-14 backup restored under a running store is brought forward by its next write, alone or in a transaction, and no older trigger runs for it")
+    func aRestoredSchema14FileIsBroughtForwardBeforeTheStoreWrites() async throws {
+        let directory = try TemporaryDirectory()
+        let backup = directory.path + "/backup.sqlite"
+        // Schema 14's triggers asked two built-ins this library no longer redefines: under
+        // them, valid JSON would be refused and a secret sealed with SQLite's own answer.
+        // The page size of a new store's file: SQLite copies a backup into a WAL file only page for page.
+        try await sqlite3(backup, "PRAGMA page_size = 2048;" + Migration.embedded.filter { $0.version <= 14 }.map(\.sql).joined(separator: "\n") + """
+
+            PRAGMA user_version = 14;
+            INSERT INTO defaults_schema(key, type) VALUES ('cfg', 'json');
+            INSERT INTO defaults_schema(key, type, secret) VALUES ('token', 'string', 1);
+            INSERT INTO defaults VALUES ('cfg', '[1]');
+            """)
+        let config = DefaultsKey<String>("cfg", default: "")
+        let token = DefaultsKey<String>("token", default: "")
+        for inTransaction in [false, true] {
+            let store = try DefaultsStore(path: directory.database)
+            try await store.set("x", for: DefaultsKey<String>("other", default: ""))
+            try await sqlite3(directory.database, ".restore '\(backup)'")
+            #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "14")
+            if inTransaction {
+                try await store.transaction { transaction in
+                    try transaction.set("{\"b\":2}", for: config)
+                    try transaction.set("sk-5555", for: token)
+                }
+            } else {
+                try await store.set("{\"b\":2}", for: config)
+                try await store.set("sk-5555", for: token)
+            }
+            #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+            #expect(try await sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'cfg'") == "{\"b\":2}")
+            let entry = try #require(try await store.history(keys: ["token"], limit: 1).first)
+            #expect(try await store.value(writtenBy: entry.sequence) == .text("sk-5555"), "sealed by the library, not by SQLite's compile options")
+            let refused = await #expect(throws: DefaultsError.self) { try await store.set("[1,", for: config) }
+            #expect(refused?.message == "declared key \"cfg\" is json, so a value that is not valid JSON is refused")
+            try FileManager.default.removeItem(atPath: directory.database)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory.database + suffix) }
+        }
+    }
+
     @Test func aFailingMigrationRollsBackAndIsNamed() throws {
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.database, create: true)

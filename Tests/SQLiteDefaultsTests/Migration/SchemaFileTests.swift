@@ -26,4 +26,14 @@ struct SchemaFileTests {
             Run `bash Scripts/schema.sh` (after `swift build`) and review the diff.
             """)
     }
+
+    @Test("a new file's schema calls one SQLite built-in that a library connection answers its own way: sqlite_source_id()")
+    func oneRedefinedBuiltIn() async throws {
+        let directory = try TemporaryDirectory()
+        try await DefaultsStore(path: directory.database).set(1, for: DefaultsKey<Int>("k", default: 0))
+        let schema = try await sqlite3(directory.database, "SELECT group_concat(sql, ' ') FROM sqlite_master")
+        // Up to schema 14 the triggers also called these two, which library connections redefined.
+        #expect(!schema.contains("sqlite_compileoption_used") && !schema.contains("sqlite_compileoption_get"))
+        #expect(schema.contains("sqlite_source_id()"))
+    }
 }

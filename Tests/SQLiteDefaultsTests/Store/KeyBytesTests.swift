@@ -30,4 +30,24 @@ struct KeyBytesTests {
         #expect(try store.value(forKeyBytes: Data("\u{FFFD}key".utf8)) == .integer(1), "a valid key's bytes name it too")
         #expect(throws: DefaultsError.self) { try store.replaceValue(.null, forKeyBytes: bytes) }
     }
+
+    @Test("replaceValue(forKeyBytes:) keeps a declaration of those bytes: json refuses text that is not JSON, a secret's entry is sealed")
+    func byBytesKeepsTheDeclaration() async throws {
+        let store = try DefaultsStore(path: directory.database)
+        try await store.set(1, for: DefaultsKey<Int>("other", default: 0))
+        try await sqlite3(directory.database, """
+            INSERT INTO defaults_schema(key, type) VALUES (CAST(x'ff6a' AS TEXT), 'json');
+            INSERT INTO defaults_schema(key, type, secret) VALUES (CAST(x'ff73' AS TEXT), 'string', 1);
+            INSERT INTO defaults(key, value) VALUES (CAST(x'ff6a' AS TEXT), '[1]'), (CAST(x'ff73' AS TEXT), 'shell');
+            """)
+        let json = Data([0xFF, 0x6A]), secret = Data([0xFF, 0x73])
+        let refused = await #expect(throws: DefaultsError.self) { try await store.replaceValue(.text("[1,"), forKeyBytes: json) }
+        #expect(refused?.code == .declarationConflict && refused?.message.contains("is json, so a value that is not valid JSON is refused") == true)
+        #expect(try store.value(forKeyBytes: json) == .text("[1]"))
+        await #expect(try store.replaceValue(.text("[2]"), forKeyBytes: json))
+        await #expect(try store.replaceValue(.text("sk-6666"), forKeyBytes: secret))
+        let sealed = try await sqlite3(directory.database,
+            "SELECT count(*) FROM defaults_changes WHERE key = CAST(x'ff73' AS TEXT) AND secret = 1 AND sealed IS NOT NULL AND value IS NULL")
+        #expect(sealed == "1", "the store's entry is sealed; the shell's is masked and unsealed")
+    }
 }

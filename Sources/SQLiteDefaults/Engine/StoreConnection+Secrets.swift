@@ -1,0 +1,93 @@
+import Foundation
+
+/// A secret key's history entries, sealed by the library (Migrations/0015, ``SecretSeal``).
+///
+/// The log triggers mask a secret key's value in every client's entries; only this library
+/// can seal it, and it does so in the transaction that logged the entry: the sealed form never
+/// lags the commit, and no trigger calls a function of this library's.
+extension StoreConnection {
+    /// Writes a value to a key the file declares secret: inside a transaction (one of its own
+    /// when none is open), the upsert, then the seal of the entry it logged. A key declared
+    /// `json` still refuses a text that is not JSON.
+    func writeSealed(_ key: HashedKey, _ value: SQLiteValue, isJSON: Bool) throws {
+        let outermost = transactionDepth == 0
+        if outermost { try begin() }
+        let mark = recorder.mark()
+        do {
+            if try upsert(key, value, isJSON: isJSON, sealing: true) {
+                if let entries = recorder.lastStatementSequences { try seal(entries, of: value) }
+            } else if !isJSON, try heldBack(key.name)?.json == true {
+                throw Self.notJSON(key.name)
+            }
+        } catch {
+            if outermost { rollback(to: mark) }
+            throw error
+        }
+        if outermost { _ = try commit() }
+    }
+
+    /// Seals the secret entries among `entries` (those the log masked) with `value`, which the
+    /// statement that logged them wrote. Entries of keys that are not secret are left alone.
+    func seal(_ entries: ClosedRange<Int64>, of value: SQLiteValue) throws {
+        let secret = try database.statement("SELECT 1 FROM defaults_changes WHERE seq BETWEEN ?1 AND ?2 AND secret = 1 LIMIT 1")
+        try secret.bind(entries.lowerBound, at: 1)
+        try secret.bind(entries.upperBound, at: 2)
+        let any = try { defer { secret.reset() }; return try secret.step() }()
+        guard any, let fileKey = try HistoryLog.fileKey(database), let message = try sealedMessage(of: value) else { return }
+        let update = try database.statement("UPDATE defaults_changes SET sealed = ?3 WHERE seq BETWEEN ?1 AND ?2 AND secret = 1")
+        defer { update.reset() }
+        try update.bind(entries.lowerBound, at: 1)
+        try update.bind(entries.upperBound, at: 2)
+        try update.bind(.blob(Data(SecretSeal.seal(message, fileKey: fileKey))), at: 3)
+        _ = try update.step()
+    }
+
+    /// Replaces the value of every history entry of `key` that still holds one by its sealed
+    /// form, in the transaction that declares it secret: the plaintext never outlives that
+    /// commit in any table. With `secure_delete` on for the statement, SQLite zeroes the bytes
+    /// it frees instead of leaving them in the page.
+    func scrubHistory(of key: String) throws {
+        try database.execute("PRAGMA secure_delete = ON")
+        defer { try? database.execute("PRAGMA secure_delete = OFF") }
+        if let fileKey = try HistoryLog.fileKey(database) {
+            let rows = try database.statement("""
+                SELECT seq, \(Self.messageExpression("value")) FROM defaults_changes
+                WHERE key = ?1 AND secret IS NULL AND removed IS NOT 1 AND omitted IS NULL
+                """)
+            let messages: [(Int64, [UInt8])] = try rows.withBorrowedText(key, at: 1) {
+                var found: [(Int64, [UInt8])] = []
+                while try rows.step() {
+                    if let message = rows.optionalBlob(at: 1) { found.append((rows.int64(at: 0), message)) }
+                }
+                return found
+            }
+            let update = try database.statement("UPDATE defaults_changes SET sealed = ?2 WHERE seq = ?1")
+            for (sequence, message) in messages {
+                defer { update.reset() }
+                try update.bind(sequence, at: 1)
+                try update.bind(.blob(Data(SecretSeal.seal(message, fileKey: fileKey))), at: 2)
+                _ = try update.step()
+            }
+        }
+        let mask = try database.statement("""
+            UPDATE defaults_changes SET value = NULL, omitted = NULL, secret = 1
+            WHERE key = ?1 AND secret IS NULL AND removed IS NOT 1
+            """)
+        try mask.withBorrowedText(key, at: 1) { _ = try mask.step() }
+    }
+
+    /// What a seal holds of `value`, as ``SecretSeal`` lays it out: the storage class, `:`, and
+    /// the value's bytes. SQL makes it, as the triggers of schemas 12 to 14 did, so entries
+    /// sealed then and now carry the same bytes for the same value (a REAL in SQLite's
+    /// `printf('%!.17g')`, which reads back to the same double).
+    private func sealedMessage(of value: SQLiteValue) throws -> [UInt8]? {
+        let statement = try database.statement("SELECT \(Self.messageExpression("?1"))")
+        return try statement.withBorrowedValue(value, at: 1) {
+            try statement.step() ? statement.optionalBlob(at: 0) : nil
+        }
+    }
+
+    private static func messageExpression(_ operand: String) -> String {
+        "CAST(typeof(\(operand)) || ':' || CAST(CASE WHEN typeof(\(operand)) = 'real' THEN printf('%!.17g', \(operand)) ELSE \(operand) END AS BLOB) AS BLOB)"
+    }
+}
