@@ -7,9 +7,10 @@
 -- library connection got answers that were not SQLite's, and `schema.sql` misled its reader.
 --
 --   * JSON: the library judges a value in Swift (StrictJSON) before it writes, and its upsert
---     writes nothing when the key is declared `json` in the file and the text is not JSON (the
---     verdict is one of the statement's parameters, the declaration is read by the statement
---     itself, so a declaration another process committed a moment ago counts). A declaration is
+--     writes NULL instead when the key is declared `json` in the file and the text is not JSON:
+--     every declared key refuses NULL, so the statement fails and changes nothing (the verdict is
+--     one of the statement's parameters, the declaration is read by the statement itself, so a
+--     declaration another process committed a moment ago counts). A declaration is
 --     judged the same way, with the stored value read in its transaction. So the grammar walk
 --     runs for every other client only: the trigger's WHEN leaves out the library's connections,
 --     which are the ones whose `sqlite_source_id()` is a JSON object (the writer's identity,
@@ -17,8 +18,8 @@
 --   * Secrets: the log triggers still mask a secret key's value (`value` NULL, `secret` 1); they
 --     no longer fill `sealed`. The library writes a secret key inside a transaction and seals the
 --     entry its statement logged before committing (StoreConnection+Secrets.swift); a write the
---     library believes is not secret carries a parameter that makes the statement write nothing
---     when the file says otherwise, and the library then writes it the sealed way. An entry
+--     library believes is not secret carries a parameter that makes the statement fail the same
+--     way when the file says otherwise, and the library then writes it the sealed way. An entry
 --     another client wrote stays unsealed, as before.
 --
 -- `defaults_held_back` names the keys whose writes the library's upsert holds back for a second

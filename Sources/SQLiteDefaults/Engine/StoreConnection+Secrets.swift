@@ -14,11 +14,13 @@ extension StoreConnection {
         if outermost { try begin() }
         let mark = recorder.mark()
         do {
-            if try upsert(key, value, isJSON: isJSON, sealing: true) {
-                if let entries = recorder.lastStatementSequences { try seal(entries, of: value) }
-            } else if !isJSON, try heldBack(key.name)?.json == true {
-                throw Self.notJSON(key.name)
+            do {
+                try upsert(key, value, isJSON: isJSON, sealing: true)
+            } catch let error as DefaultsError where error.code == .sqlite && !isJSON {
+                if try heldBack(key.name)?.json == true { throw Self.notJSON(key.name) }
+                throw error
             }
+            if let entries = recorder.lastStatementSequences { try seal(entries, of: value) }
         } catch {
             if outermost { rollback(to: mark) }
             throw error

@@ -225,8 +225,8 @@ final class StoreConnection {
     ///
     /// The library judges its own writes (Migrations/0015): whether a text is JSON is decided
     /// here, in Swift, and passed to the statement, which reads the key's declaration itself and
-    /// writes nothing when the file declares the key `json` and the text is not, or declares it
-    /// secret and this write is not the sealed kind (see ``writeSealed(_:_:isJSON:)``). So a
+    /// fails, changing nothing, when the file declares the key `json` and the text is not, or
+    /// declares it secret and this write is not the sealed kind (see ``writeSealed(_:_:isJSON:)``). So a
     /// declaration another process committed a moment ago is obeyed, and the triggers' grammar
     /// walk never runs for this library.
     func write(_ key: HashedKey, _ value: SQLiteValue?) throws {
@@ -251,12 +251,16 @@ final class StoreConnection {
         }
         let isJSON = Self.isJSON(value)
         do {
-            if try upsert(key, value, isJSON: isJSON, sealing: false) { return }
-            // Nothing changed: the row already held this value, or the key's declaration held
-            // the write back. Only a key `defaults_held_back` names can be held back.
-            guard let held = try heldBack(key.name) else { return }
-            if held.json, !isJSON { throw Self.notJSON(key.name) }
-            if held.secret { try writeSealed(key, value, isJSON: isJSON) }
+            do {
+                try upsert(key, value, isJSON: isJSON, sealing: false)
+            } catch let error as DefaultsError where error.code == .sqlite {
+                // Held back (the statement wrote NULL, which the declaration refused), or
+                // refused for another reason: the file's declaration, read again, tells which.
+                guard let held = try heldBack(key.name) else { throw error }
+                if held.json, !isJSON { throw Self.notJSON(key.name) }
+                guard held.secret else { throw error }
+                try writeSealed(key, value, isJSON: isJSON)
+            }
         } catch let error as DefaultsError {
             // The library knows what it wrote: a declaration's refusal is told by the key and
             // the value, not by SQLite's message (see DeclarationRefusal).
@@ -264,30 +268,32 @@ final class StoreConnection {
         }
     }
 
-    /// Runs the upsert of `value` to `key`, held back by the file's declaration of the key as
-    /// ``write(_:_:)`` says. On its own, it is an autocommit statement: the change log's trigger
-    /// records this process as its writer in the same statement (WriterIdentity), so nothing has
-    /// to run between it and its commit.
-    /// - Returns: whether the row changed.
-    func upsert(_ key: HashedKey, _ value: SQLiteValue, isJSON: Bool, sealing: Bool) throws -> Bool {
-        // `INSERT … SELECT … WHERE`: an upsert's SELECT needs its WHERE anyway (SQLite's parser
-        // would read ON CONFLICT as a join constraint otherwise). When ?3 and ?4 are both 1, the
-        // declaration is not looked up at all. `defaults_held_back` (a view of
-        // `defaults_schema`, flattened into this statement) exists from schema 15 on, so this
-        // statement is never run against an older schema's triggers (see ``bringForward()``).
+    /// Runs the upsert of `value` to `key`. On its own, it is an autocommit statement: the
+    /// change log's trigger records this process as its writer in the same statement
+    /// (WriterIdentity), so nothing has to run between it and its commit.
+    ///
+    /// Held back by the file's declaration of the key, as ``write(_:_:)`` says, it writes NULL
+    /// instead of `value`: every declared key refuses NULL (the triggers' check), so the
+    /// statement fails, having changed nothing. (An `INSERT … SELECT … WHERE` that wrote no row
+    /// would say so without an error, but SQLite runs such a SELECT into a temporary table
+    /// first whenever the table has triggers: 13 allocations more on every write, measured.)
+    func upsert(_ key: HashedKey, _ value: SQLiteValue, isJSON: Bool, sealing: Bool) throws {
+        // When ?3 and ?4 are both 1, the declaration is not looked up at all.
+        // `defaults_held_back` (a view of `defaults_schema`, flattened into this statement)
+        // exists from schema 15 on, so this statement is never run against an older schema's
+        // triggers (see ``bringForward()``).
         let statement = try kept(&upsertStatement, """
-            INSERT INTO defaults(key, value) SELECT ?1, ?2
-            WHERE (?3 AND ?4) OR NOT EXISTS (SELECT 1 FROM defaults_held_back
-                WHERE key = ?1 AND (json AND NOT ?3 OR secret AND NOT ?4))
+            INSERT INTO defaults(key, value) VALUES (?1, CASE WHEN (?3 AND ?4) OR NOT EXISTS (SELECT 1 FROM defaults_held_back
+                WHERE key = ?1 AND (json AND NOT ?3 OR secret AND NOT ?4)) THEN ?2 END)
             ON CONFLICT(key) DO UPDATE SET value = excluded.value
             WHERE value IS NOT excluded.value OR typeof(value) IS NOT typeof(excluded.value)
                OR (typeof(excluded.value) = 'real' AND excluded.value = 0.0)
             """)
-        let run = {
+        func run() throws {
             try statement.bind(isJSON ? 1 : 0, at: 3)
             try statement.bind(sealing ? 1 : 0, at: 4)
             try statement.withBorrowedText(key.name, at: 1) {
-                try statement.withBorrowedValue(value, at: 2) { try self.step(statement, key: key, value: value) }
+                try statement.withBorrowedValue(value, at: 2) { try step(statement, key: key, value: value) }
             }
         }
         do {
@@ -296,7 +302,6 @@ final class StoreConnection {
             try bringForward()
             try run()
         }
-        return database.changes > 0
     }
 
     /// When a backup of an older schema was restored under this store (`sqlite3 .restore`):

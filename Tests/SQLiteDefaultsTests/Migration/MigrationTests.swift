@@ -158,7 +158,7 @@ struct MigrationTests {
             #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
             #expect(try await sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'cfg'") == "{\"b\":2}")
             let entry = try #require(try await store.history(keys: ["token"], limit: 1).first)
-            #expect(try await store.value(writtenBy: entry.sequence) == .text("sk-5555"), "sealed by the library, not by SQLite's compile options")
+            #expect(try store.value(writtenBy: entry.sequence) == .text("sk-5555"), "sealed by the library, not by SQLite's compile options")
             let refused = await #expect(throws: DefaultsError.self) { try await store.set("[1,", for: config) }
             #expect(refused?.message == "declared key \"cfg\" is json, so a value that is not valid JSON is refused")
             try FileManager.default.removeItem(atPath: directory.database)
