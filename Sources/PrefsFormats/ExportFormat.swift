@@ -123,6 +123,9 @@ package enum ExportFormat {
         var entries: [(key: String, value: SQLiteValue?)] = []
         for member in members {
             guard !member.name.isEmpty else { throw FormatError("a key is empty; keys must be non-empty strings") }
+            guard member.nameIsExact else {
+                throw FormatError("key \(ValueFormatting.quoted(member.name)) has a \\u escape that leaves a UTF-16 surrogate unpaired, which no key can hold")
+            }
             guard seen.insert(Array(member.name.utf8)).inserted else {
                 throw FormatError("key \(ValueFormatting.quoted(member.name)) appears more than once")
             }
@@ -144,6 +147,8 @@ package enum ExportFormat {
             return .integer(flag ? 1 : 0)
         case .string(let text):
             return .text(text)
+        case .loneSurrogateString:
+            throw unsupported(Self.loneSurrogate)
         case .array(_, let source):
             return .text(document.text(of: source))
         case .number(let lexeme):
@@ -188,12 +193,15 @@ package enum ExportFormat {
         }
     }
 
+    /// Why a string node with an unpaired UTF-16 surrogate is no value: valid JSON, but no TEXT.
+    package static let loneSurrogate = "the string has a \\u escape that leaves a UTF-16 surrogate unpaired, which no TEXT value can hold (inside an array or object, as JSON, it can be stored)"
+
     private static func kind(of node: JSONDocument.Node) -> String {
         switch node {
         case .null: "null"
         case .bool: "a boolean"
         case .number: "a number"
-        case .string: "a string"
+        case .string, .loneSurrogateString: "a string"
         case .array: "an array"
         case .object: "an object"
         }

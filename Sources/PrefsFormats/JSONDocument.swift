@@ -11,9 +11,13 @@ import SQLiteDefaults
 ///   ``ExportFormat/decodeObject(_:)`` can refuse a file that names a key twice. Foundation
 ///   keeps the last of the repeats and drops the others without a word.
 /// - **Strictness.** RFC 8259 and nothing more: no comments, no trailing commas, no single
-///   quotes, no NaN or Infinity, no lone UTF-16 surrogates in `\u` escapes, UTF-8 only, and
-///   values nested at most ``maximumDepth`` levels (the library's one limit, which SQLite
-///   accepts on every version). (Foundation on Linux, for one, takes `[1, 2,]`.)
+///   quotes, no NaN or Infinity, UTF-8 only, and values nested at most ``maximumDepth`` levels
+///   (the library's one limit, which SQLite accepts on every version). (Foundation on Linux, for
+///   one, takes `[1, 2,]`.) The package has one JSON grammar, the library's (`StrictJSON`, which
+///   a `json` key's triggers walk in SQL): this parser takes the texts it takes, a `\u` escape
+///   that leaves a UTF-16 surrogate unpaired included (RFC 8259's grammar allows one). Such a
+///   string cannot become a Swift `String` or SQLite TEXT: it is a
+///   ``Node/loneSurrogateString(source:)``, and whoever needs it decoded refuses it by name.
 /// - **Line and column.** ``JSONSyntaxError`` names the 1-based line and column (in
 ///   Unicode scalars) of the first problem, where Foundation says "around character N".
 ///
@@ -32,6 +36,10 @@ package struct JSONDocument: Sendable {
         case number(String)
         /// A string, escapes resolved.
         case string(String)
+        /// A string whose `\u` escapes leave a UTF-16 surrogate unpaired (`"\uD800"`), and the
+        /// byte range of its source, quotes included. Valid JSON, so it may stand inside an array
+        /// or object kept as text; no `String` or TEXT can hold it decoded.
+        case loneSurrogateString(source: Range<Int>)
         /// An array and the byte range of its source text, brackets included.
         case array([Node], source: Range<Int>)
         /// An object's members in source order (duplicates kept) and its source range.
@@ -40,10 +48,13 @@ package struct JSONDocument: Sendable {
 
     /// One `"name": value` pair of an object.
     package struct Member: Equatable, Sendable {
-        /// The member's name, escapes resolved.
+        /// The member's name, escapes resolved (a lone surrogate as U+FFFD: see ``nameIsExact``).
         package let name: String
         /// The member's value.
         package let value: Node
+        /// False when the name's escapes leave a UTF-16 surrogate unpaired, which ``name`` can
+        /// only approximate: a reader that takes names as keys refuses such a member.
+        package var nameIsExact = true
     }
 
     /// How deeply a value's arrays and objects may nest: the library's
@@ -127,7 +138,10 @@ extension JSONDocument {
             switch bytes[index] {
             case UInt8(ascii: "{"): return try parseObject()
             case UInt8(ascii: "["): return try parseArray()
-            case UInt8(ascii: "\""): return .string(try parseString())
+            case UInt8(ascii: "\""):
+                let start = index
+                let string = try parseString()
+                return string.exact ? .string(string.text) : .loneSurrogateString(source: start..<index)
             case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
             case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
             case UInt8(ascii: "n"): try expectLiteral("null"); return .null
@@ -156,7 +170,7 @@ extension JSONDocument {
                 guard peek(UInt8(ascii: ":")) else { throw error("expected ':' after the member name") }
                 index += 1
                 skipWhitespace()
-                members.append(Member(name: name, value: try parseValue()))
+                members.append(Member(name: name.text, value: try parseValue(), nameIsExact: name.exact))
                 skipWhitespace()
                 try expectMore("an object")
                 if peek(UInt8(ascii: ",")) { index += 1; continue }
@@ -203,19 +217,21 @@ extension JSONDocument {
             }
         }
 
-        private mutating func parseString() throws(JSONSyntaxError) -> String {
+        /// The string's text, and whether it is exact (false: a lone surrogate stands as U+FFFD).
+        private mutating func parseString() throws(JSONSyntaxError) -> (text: String, exact: Bool) {
             index += 1  // opening quote
             var utf8: [UInt8] = []
+            var exact = true
             while true {
                 guard index < bytes.count else { throw error("unterminated string") }
                 let byte = bytes[index]
                 switch byte {
                 case UInt8(ascii: "\""):
                     index += 1
-                    return String(decoding: utf8, as: UTF8.self)
+                    return (String(decoding: utf8, as: UTF8.self), exact)
                 case UInt8(ascii: "\\"):
                     index += 1
-                    try parseEscape(into: &utf8)
+                    if try !parseEscape(into: &utf8) { exact = false }
                 case 0..<0x20:
                     throw error("control character \(describe(byte)) in a string must be escaped")
                 default:
@@ -225,7 +241,9 @@ extension JSONDocument {
             }
         }
 
-        private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONSyntaxError) {
+        /// Appends one escape's UTF-8; returns false when it was a UTF-16 surrogate left unpaired,
+        /// appended as U+FFFD.
+        private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONSyntaxError) -> Bool {
             guard index < bytes.count else { throw error("unterminated escape sequence") }
             let byte = bytes[index]
             index += 1
@@ -241,15 +259,25 @@ extension JSONDocument {
             case UInt8(ascii: "u"):
                 var scalarValue = try parseHex4()
                 if (0xD800..<0xDC00).contains(scalarValue) {
-                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                        throw error("lone UTF-16 high surrogate in \\u escape")
+                    // A high surrogate pairs with a low one escaped right after it; anything else
+                    // leaves it unpaired, and what follows is read on its own.
+                    let next = index
+                    if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                        index += 2
+                        let low = try parseHex4()
+                        if (0xDC00..<0xE000).contains(low) {
+                            scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            index = next
+                        }
                     }
-                    index += 2
-                    let low = try parseHex4()
-                    guard (0xDC00..<0xE000).contains(low) else { throw error("invalid UTF-16 surrogate pair in \\u escape") }
-                    scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
+                    if index == next {
+                        utf8.append(contentsOf: [0xEF, 0xBF, 0xBD])
+                        return false
+                    }
                 } else if (0xDC00..<0xE000).contains(scalarValue) {
-                    throw error("lone UTF-16 low surrogate in \\u escape")
+                    utf8.append(contentsOf: [0xEF, 0xBF, 0xBD])
+                    return false
                 }
                 guard let scalar = Unicode.Scalar(scalarValue) else { throw error("invalid \\u escape") }
                 utf8.append(contentsOf: Array(String(Character(scalar)).utf8))
@@ -257,6 +285,7 @@ extension JSONDocument {
                 index -= 1
                 throw error("invalid escape sequence \\\(describe(byte))")
             }
+            return true
         }
 
         private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {

@@ -45,8 +45,6 @@ struct JSONDocumentTests {
         ("[1.]", "expected a digit after the decimal point"),
         ("[1e]", "expected a digit in the exponent"),
         ("\"a\tb\"", "control character 0x9 in a string must be escaped"),
-        (#""\ud800""#, "lone UTF-16 high surrogate in \\u escape"),
-        (#""\udc00""#, "lone UTF-16 low surrogate in \\u escape"),
         (#""\x""#, "invalid escape sequence \\'x'"),
         ("[1] [2]", "unexpected text after the JSON value"),
         ("", "the text is empty; expected a JSON value"),
@@ -60,6 +58,43 @@ struct JSONDocumentTests {
             _ = try JSONDocument(parsing: text)
         } catch {
             #expect(error.message == message, "for \(text)")
+        }
+    }
+
+    @Test("a \\u escape that leaves a UTF-16 surrogate unpaired is JSON: a string node no String can hold, its source kept")
+    func loneSurrogatesAreJSON() throws {
+        for text in [#""\ud800""#, #""\udc00""#, #""a\uD800b""#, #""\ud800\u0041""#, #""\udc00\ud800""#] {
+            let document = try JSONDocument(parsing: text)
+            #expect(document.root == .loneSurrogateString(source: 0..<text.utf8.count), "\(text)")
+        }
+        let array = try JSONDocument(parsing: #"[1, "\ud800", "\ud83d\ude00"]"#)
+        guard case .array(let elements, let source) = array.root else { Issue.record("not an array"); return }
+        #expect(elements == [.number("1"), .loneSurrogateString(source: 4..<12), .string("😀")])
+        #expect(array.text(of: source) == #"[1, "\ud800", "\ud83d\ude00"]"#, "kept byte for byte")
+        let object = try JSONDocument(parsing: #"{"\udc00x": 1, "y": 2}"#)
+        guard case .object(let members, _) = object.root else { Issue.record("not an object"); return }
+        #expect(members.map(\.nameIsExact) == [false, true])
+        #expect(members[0].name == "\u{FFFD}x")
+        // A broken escape after a high surrogate is still refused.
+        #expect(throws: JSONSyntaxError.self) { try JSONDocument(parsing: #""\ud800\u12G4""#) }
+    }
+
+    /// The package has one JSON grammar, the library's (`StrictJSON`, walked in SQL by the
+    /// triggers and held to it by StrictJSONTests): this parser takes exactly the texts a
+    /// `json` key takes.
+    @Test("JSONDocument takes exactly the texts a json key takes (the library's one grammar), lone surrogates included")
+    func oneGrammar() {
+        let texts = [
+            #""\ud800""#, #""\udc00""#, #"["\ud800\u0041"]"#, #""\ud83d\ude00""#, #""\u00e9\uD800""#, #""\uD800\uD800""#,
+            #""\u12G4""#, #""\x""#, "[1,]", "01", "-0", "1e5", "1E+5", "1.", ".5", "\u{FEFF}[]", " [ 1 , {\"a\" : null} ] ",
+            "\"a\u{2028}b\"", "{\"a\":1,\"a\":2}", "[\"\t\"]", "\"a\u{7F}\"", "\u{00A0}1", "tru", "nul", "[true,false,null]",
+            String(repeating: "[", count: 1_000) + String(repeating: "]", count: 1_000),
+            String(repeating: "[", count: 1_001) + String(repeating: "]", count: 1_001),
+            "\"\\\"\"", "\"\\\\\"", "\"\\/\"", "{}", "[]", "{\"a\" 1}", "\r\n\t1\t", "\u{0B}1",
+        ]
+        for text in texts {
+            let parses = (try? JSONDocument(parsing: text, wrapsValues: false)) != nil
+            #expect(parses == DefaultsValueKind.json.accepts(.text(text)), "\(text.debugDescription): JSONDocument \(parses)")
         }
     }
 

@@ -73,12 +73,22 @@ struct ValueCodingTests {
         ("01", "leading zeros"),
         ("1.", "decimal point"),
         ("\"\\x\"", "escape"),
-        ("\"\\ud800\"", "surrogate"),
         ("\"tab\there\"", "control character"),
         ("NaN", "line 1, column 1"),
         ("[1]\n  x", "line 2, column 3"),
         (String(repeating: "[", count: 1_001), "nest"),
     ]
+
+    @Test("write --type json takes a \\u escape that leaves a surrogate unpaired, as the library's json keys do, and stores the text as given")
+    func loneSurrogateIsJSON() async throws {
+        let directory = try TemporaryDirectory()
+        let database = directory.path("defaults.sqlite")
+        try await Prefs.succeed(["--db", database, "declare", "j", "--type", "json"])
+        for text in [#""\ud800""#, #"["\udc00", 1]"#] {
+            try await Prefs.succeed(["--db", database, "write", "j", "--type", "json", "--", text])
+            #expect(try storedRows(database)["j"] == .text(text))
+        }
+    }
 
     @Test("write --type json refuses invalid JSON with a line, column and reason", arguments: 0..<malformedJSON.count)
     func invalidJSON(_ index: Int) async throws {

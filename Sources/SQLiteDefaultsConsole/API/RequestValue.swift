@@ -50,6 +50,9 @@ enum RequestValue {
             guard seen.insert(Array(member.name.utf8)).inserted else {
                 throw Refusal("the body gives \(ValueFormatting.quoted(member.name)) twice; give each member once")
             }
+            guard member.nameIsExact else {
+                throw Refusal("the body has a member name with a \\u escape that leaves a UTF-16 surrogate unpaired")
+            }
             switch (member.name, member.value) {
             case ("value", let node):
                 valueNode = node
@@ -135,6 +138,8 @@ enum RequestValue {
             throw misfit("an object")
         case (_, .null):
             throw Refusal("null is not a value; DELETE the key to remove it")
+        case (_, .loneSurrogateString):
+            throw Refusal("the value of key \(ValueFormatting.quoted(key)): " + ExportFormat.loneSurrogate)
         }
     }
 }

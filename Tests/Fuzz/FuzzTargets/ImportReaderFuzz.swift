@@ -79,7 +79,7 @@ package enum ImportReaderFuzz {
 
     /// A node without its source ranges, which differ once a container is parsed on its own.
     private indirect enum Shape: Equatable {
-        case null, bool(Bool), number(String), string(String), array([Shape]), object([String], [Shape])
+        case null, bool(Bool), number(String), string(String), loneSurrogateString, array([Shape]), object([String], [Shape])
 
         init(_ node: JSONDocument.Node) {
             switch node {
@@ -87,6 +87,7 @@ package enum ImportReaderFuzz {
             case .bool(let flag): self = .bool(flag)
             case .number(let lexeme): self = .number(lexeme)
             case .string(let text): self = .string(text)
+            case .loneSurrogateString: self = .loneSurrogateString
             case .array(let elements, _): self = .array(elements.map(Shape.init))
             case .object(let members, _): self = .object(members.map(\.name), members.map { Shape($0.value) })
             }
