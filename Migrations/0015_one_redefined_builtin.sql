@@ -23,12 +23,14 @@
 --     another client wrote stays unsealed, as before.
 --
 -- `defaults_held_back` names the keys whose writes the library's upsert holds back for a second
--- look (declared `json`, or secret). Its statement reads it, so on a file at an older schema (a
--- backup restored under a running store) that statement cannot even be prepared: the store
--- brings the file forward first, and no older trigger ever runs for its writes.
+-- look (declared `json`, or secret); `defaults_schema_held_back` indexes just those keys, so the
+-- upsert's lookup, which reads it by name, touches one small index and no table row. On a file at
+-- an older schema (a backup restored under a running store) that statement cannot even be
+-- prepared: the store brings the file forward first, and no older trigger ever runs for its writes.
 --
 -- Everything a SQL client sees is unchanged: the same refusals with the same sentences, the same
 -- masked log entries. A client that prepares an upsert compiles less (no seal expression).
+CREATE INDEX defaults_schema_held_back ON defaults_schema(key, type, secret) WHERE type = 'json' OR secret = 1;
 CREATE VIEW defaults_held_back(key, json, secret) AS
 SELECT key, type = 'json', secret IS 1 FROM defaults_schema WHERE type = 'json' OR secret = 1;
 

@@ -16,6 +16,7 @@
 --   copy of the size limit is `HistoryLog.valueLimit`; HistoryTests checks both sides of it.
 -- - The declared-type rule is the triggers' (0010), which every client is held to; Swift's
 --   `DefaultsValueKind.accepts` answers the same, to phrase a refusal before SQL is asked.
+CREATE INDEX defaults_schema_held_back ON defaults_schema(key, type, secret) WHERE type = 'json' OR secret = 1;
 CREATE TABLE defaults (
     key   TEXT NOT NULL UNIQUE,
     value

@@ -278,13 +278,16 @@ final class StoreConnection {
     /// would say so without an error, but SQLite runs such a SELECT into a temporary table
     /// first whenever the table has triggers: 13 allocations more on every write, measured.)
     func upsert(_ key: HashedKey, _ value: SQLiteValue, isJSON: Bool, sealing: Bool) throws {
-        // When ?3 and ?4 are both 1, the declaration is not looked up at all.
-        // `defaults_held_back` (a view of `defaults_schema`, flattened into this statement)
-        // exists from schema 15 on, so this statement is never run against an older schema's
-        // triggers (see ``bringForward()``).
+        // When ?3 and ?4 are both 1, the declaration is not looked up at all. The lookup reads
+        // `defaults_schema_held_back`, a partial index of the keys declared `json` or secret
+        // that covers the query: one cursor, where the table's own key index and its rows took
+        // two (one allocation more on every write, measured). SQLite's planner prefers the
+        // unique index, hence INDEXED BY. The index exists from schema 15 on, so this statement
+        // is never run against an older schema's triggers (see ``bringForward()``).
         let statement = try kept(&upsertStatement, """
-            INSERT INTO defaults(key, value) VALUES (?1, CASE WHEN (?3 AND ?4) OR NOT EXISTS (SELECT 1 FROM defaults_held_back
-                WHERE key = ?1 AND (json AND NOT ?3 OR secret AND NOT ?4)) THEN ?2 END)
+            INSERT INTO defaults(key, value) VALUES (?1, CASE WHEN (?3 AND ?4) OR NOT EXISTS (SELECT 1 FROM defaults_schema
+                INDEXED BY defaults_schema_held_back WHERE key = ?1 AND (type = 'json' OR secret = 1)
+                AND (type = 'json' AND NOT ?3 OR secret = 1 AND NOT ?4)) THEN ?2 END)
             ON CONFLICT(key) DO UPDATE SET value = excluded.value
             WHERE value IS NOT excluded.value OR typeof(value) IS NOT typeof(excluded.value)
                OR (typeof(excluded.value) = 'real' AND excluded.value = 0.0)
