@@ -66,6 +66,24 @@ struct ConsoleRequestStrictnessTests {
         #expect(try await fixture.store.history(keys: ["k"], limit: 10).count == 1)
     }
 
+    @Test("A \\u escape that leaves a surrogate unpaired: JSON (the package's one grammar), kept as written inside an array; as a string value or a member name, 400 by name, nothing written",
+          arguments: ConsoleMount.all)
+    func loneSurrogates(mount: ConsoleMount) async throws {
+        let fixture = try ConsoleFixture(mount: mount)
+        try await fixture.test(.router) { client in
+            for body in [#"{"value": "\ud800"}"#, #"{"value": "\ud800", "type": "json"}"#, #"{"v\udc00": 1}"#] {
+                try await client.execute(uri: "/api/keys/k", method: .put, headers: jsonHeaders(), body: ByteBuffer(string: body)) { response in
+                    #expect(response.status == .badRequest, "\(body): \(response.status)")
+                    #expect(response.body.text.contains("surrogate"), "\(body): \(response.body.text)")
+                }
+            }
+            try await client.execute(uri: "/api/keys/k", method: .put, headers: jsonHeaders(),
+                                     body: ByteBuffer(string: #"{"value": ["\ud800", 1], "type": "json"}"#)) { #expect($0.status == .ok) }
+        }
+        #expect(try fixture.stored("k") == .text(#"["\ud800", 1]"#))
+        #expect(try await fixture.store.history(keys: ["k"], limit: 10).count == 1)
+    }
+
     @Test("A query item that is not percent-encoded UTF-8 is 400 on every route that reads one, nothing written: ?key=a.%FF names no key called \"a.%FF\"",
           arguments: ConsoleMount.all)
     func undecodableQuery(mount: ConsoleMount) async throws {
