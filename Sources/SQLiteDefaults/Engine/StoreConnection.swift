@@ -226,9 +226,9 @@ final class StoreConnection {
     /// The library judges its own writes (Migrations/0015): whether a text is JSON is decided
     /// here, in Swift, and passed to the statement, which reads the key's declaration itself and
     /// fails, changing nothing, when the file declares the key `json` and the text is not, or
-    /// declares it secret and this write is not the sealed kind (see ``writeSealed(_:_:isJSON:)``). So a
-    /// declaration another process committed a moment ago is obeyed, and the triggers' grammar
-    /// walk never runs for this library.
+    /// declares it secret and this write is not the sealed kind (see
+    /// ``writeSealed(_:_:isJSON:)``). So a declaration another process committed a moment ago is
+    /// obeyed, and the triggers' grammar walk never runs for this library.
     func write(_ key: HashedKey, _ value: SQLiteValue?) throws {
         if let aborted = transactionAborted { throw aborted }
         guard let value else {
@@ -256,7 +256,9 @@ final class StoreConnection {
             } catch let error as DefaultsError where error.code == .sqlite {
                 // Held back (the statement wrote NULL, which the declaration refused), or
                 // refused for another reason: the file's declaration, read again, tells which.
-                guard let held = try heldBack(key.name) else { throw error }
+                // Neither json nor secret now (undeclared since, or another refusal): once more
+                // as it was, and a refusal this time is the declaration's own.
+                guard let held = try heldBack(key.name) else { return try upsert(key, value, isJSON: isJSON, sealing: false) }
                 if held.json, !isJSON { throw Self.notJSON(key.name) }
                 guard held.secret else { throw error }
                 try writeSealed(key, value, isJSON: isJSON)
@@ -309,9 +311,8 @@ final class StoreConnection {
 
     /// When a backup of an older schema was restored under this store (`sqlite3 .restore`):
     /// brings the file to this library's schema, as opening it would have, inside the open
-    /// transaction when there is one. The
-    /// older schema's triggers call functions this library no longer answers its own way, so
-    /// none of its writes may run under them.
+    /// transaction when there is one. The older schema's triggers call functions this library
+    /// no longer answers its own way, so none of its writes may run under them.
     func bringForward() throws {
         guard try SchemaVersion.of(database) < .latest else { return }
         if transactionDepth == 0 {
