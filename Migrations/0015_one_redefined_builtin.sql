@@ -17,7 +17,7 @@
 --     WriterIdentity.swift; SQLite's own answer starts with a digit).
 --   * Secrets: the log triggers still mask a secret key's value (`value` NULL, `secret` 1); they
 --     no longer fill `sealed`. The library writes a secret key inside a transaction and seals the
---     entry its statement logged before committing (StoreConnection+Secrets.swift); a write the
+--     entry its statement logged before committing (StoreConnection+HeldBack.swift); a write the
 --     library believes is not secret carries a parameter that makes the statement fail the same
 --     way when the file says otherwise, and the library then writes it the sealed way. An entry
 --     another client wrote stays unsealed, as before.

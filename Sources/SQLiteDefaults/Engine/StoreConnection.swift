@@ -167,37 +167,6 @@ final class StoreConnection {
         }
     }
 
-    // Rows whose key is not TEXT are not keys of this store: a file from before schema 10 may
-    // hold one a SQL client bound as a BLOB beside the TEXT key of the same bytes (schema 10
-    // refuses such writes). Every reader skips them, so none is taken for another key.
-
-    func keys() throws -> [String] {
-        let statement = try database.statement("SELECT key FROM defaults WHERE typeof(key) = 'text' ORDER BY key")
-        defer { statement.reset() }
-        var keys: [String] = []
-        while try statement.step() { keys.append(statement.text(at: 0)) }
-        return keys
-    }
-
-    func entries() throws -> [(key: String, value: SQLiteValue)] {
-        let statement = try database.statement("SELECT key, value FROM defaults WHERE typeof(key) = 'text' ORDER BY key")
-        defer { statement.reset() }
-        var entries: [(key: String, value: SQLiteValue)] = []
-        while try statement.step() { entries.append((statement.text(at: 0), statement.value(at: 1))) }
-        return entries
-    }
-
-    /// The bytes of every key that is not valid UTF-8, in key order.
-    func keysNotValidUTF8() throws -> [Data] {
-        let statement = try database.statement("SELECT key FROM defaults WHERE typeof(key) = 'text' ORDER BY key")
-        defer { statement.reset() }
-        var invalid: [Data] = []
-        while try statement.step() {
-            if case .invalidUTF8Text(let bytes) = statement.value(at: 0) { invalid.append(bytes) }
-        }
-        return invalid
-    }
-
     /// Deletes every row, whatever its key's bytes, each as its own recorded write, so
     /// observers hear every key removed once the transaction commits.
     func removeAll() throws {
@@ -306,50 +275,6 @@ final class StoreConnection {
         } catch let error as DefaultsError where error.code == .sqlite && (try? SchemaVersion.of(database)).map({ $0 < .latest }) == true {
             try bringForward()
             try run()
-        }
-    }
-
-    /// When a backup of an older schema was restored under this store (`sqlite3 .restore`):
-    /// brings the file to this library's schema, as opening it would have, inside the open
-    /// transaction when there is one. The older schema's triggers call functions this library
-    /// no longer answers its own way, so none of its writes may run under them.
-    func bringForward() throws {
-        guard try SchemaVersion.of(database) < .latest else { return }
-        if transactionDepth == 0 {
-            try Migrator().migrate(database)
-        } else {
-            try Migrator().migrateInOpenTransaction(database)
-        }
-    }
-
-    /// Why the file's declaration of `key` may hold a write back (`defaults_held_back`): it is
-    /// declared `json`, secret, or both; nil when neither.
-    func heldBack(_ key: String) throws -> (json: Bool, secret: Bool)? {
-        try heldBack(keyBytes: .text(key))
-    }
-
-    /// ``heldBack(_:)`` for a key bound as it is stored (TEXT that may not be UTF-8).
-    func heldBack(keyBytes key: SQLiteValue) throws -> (json: Bool, secret: Bool)? {
-        let statement = try database.statement("SELECT json, secret FROM defaults_held_back WHERE key = ?1")
-        return try statement.withBorrowedValue(key, at: 1) {
-            try statement.step() ? (statement.int64(at: 0) == 1, statement.int64(at: 1) == 1) : nil
-        }
-    }
-
-    /// The refusal of a text that is not JSON for a key declared `json`: the trigger's sentence.
-    static func notJSON(_ key: String) -> DefaultsError {
-        DefaultsError(.declarationConflict, "declared key \"\(key)\" is json, so a value that is not valid JSON is refused", key: key)
-    }
-
-    /// Whether `value` passes the schema's JSON check as this library judges it (``StrictJSON``,
-    /// the grammar of `defaults_json_grammar`). Only TEXT can be JSON; for any other storage
-    /// class the answer is "not held back": a `json` key refuses it by its class, in the
-    /// trigger every client meets.
-    static func isJSON(_ value: SQLiteValue) -> Bool {
-        switch value {
-        case .text(let text): JSONValidity.isValid(text)
-        case .invalidUTF8Text(let bytes): JSONValidity.isValid(bytes)
-        default: true
         }
     }
 

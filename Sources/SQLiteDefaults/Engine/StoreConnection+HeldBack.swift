@@ -1,6 +1,8 @@
 import Foundation
 
-/// A secret key's history entries, sealed by the library (Migrations/0015, ``SecretSeal``).
+/// The writes a key's declaration holds back (Migrations/0015): text that is not JSON for a key
+/// declared `json`, and any write of a secret key, which the library writes in a transaction and
+/// seals (``SecretSeal``).
 ///
 /// The log triggers mask a secret key's value in every client's entries; only this library
 /// can seal it, and it does so in the transaction that logged the entry: the sealed form never
@@ -91,5 +93,49 @@ extension StoreConnection {
 
     private static func messageExpression(_ operand: String) -> String {
         "CAST(typeof(\(operand)) || ':' || CAST(CASE WHEN typeof(\(operand)) = 'real' THEN printf('%!.17g', \(operand)) ELSE \(operand) END AS BLOB) AS BLOB)"
+    }
+
+    /// When a backup of an older schema was restored under this store (`sqlite3 .restore`):
+    /// brings the file to this library's schema, as opening it would have, inside the open
+    /// transaction when there is one. The older schema's triggers call functions this library
+    /// no longer answers its own way, so none of its writes may run under them.
+    func bringForward() throws {
+        guard try SchemaVersion.of(database) < .latest else { return }
+        if transactionDepth == 0 {
+            try Migrator().migrate(database)
+        } else {
+            try Migrator().migrateInOpenTransaction(database)
+        }
+    }
+
+    /// Why the file's declaration of `key` may hold a write back (`defaults_held_back`): it is
+    /// declared `json`, secret, or both; nil when neither.
+    func heldBack(_ key: String) throws -> (json: Bool, secret: Bool)? {
+        try heldBack(keyBytes: .text(key))
+    }
+
+    /// ``heldBack(_:)`` for a key bound as it is stored (TEXT that may not be UTF-8).
+    func heldBack(keyBytes key: SQLiteValue) throws -> (json: Bool, secret: Bool)? {
+        let statement = try database.statement("SELECT json, secret FROM defaults_held_back WHERE key = ?1")
+        return try statement.withBorrowedValue(key, at: 1) {
+            try statement.step() ? (statement.int64(at: 0) == 1, statement.int64(at: 1) == 1) : nil
+        }
+    }
+
+    /// The refusal of a text that is not JSON for a key declared `json`: the trigger's sentence.
+    static func notJSON(_ key: String) -> DefaultsError {
+        DefaultsError(.declarationConflict, "declared key \"\(key)\" is json, so a value that is not valid JSON is refused", key: key)
+    }
+
+    /// Whether `value` passes the schema's JSON check as this library judges it (``StrictJSON``,
+    /// the grammar of `defaults_json_grammar`). Only TEXT can be JSON; for any other storage
+    /// class the answer is "not held back": a `json` key refuses it by its class, in the
+    /// trigger every client meets.
+    static func isJSON(_ value: SQLiteValue) -> Bool {
+        switch value {
+        case .text(let text): JSONValidity.isValid(text)
+        case .invalidUTF8Text(let bytes): JSONValidity.isValid(bytes)
+        default: true
+        }
     }
 }
