@@ -90,7 +90,7 @@ let package = Package(
             ],
             plugins: ["EmbedMigrations"]
         ),
-        .target(name: "SQLiteDefaultsTesting", dependencies: ["SQLiteDefaults"]),
+        .target(name: "SQLiteDefaultsTesting", dependencies: ["SQLiteDefaults", "SanitizerMutex"]),
         .testTarget(name: "SQLiteDefaultsTestingTests", dependencies: ["SQLiteDefaultsTesting", "SQLiteDefaults"]),
         .macro(
             name: "SQLiteDefaultsMacros",

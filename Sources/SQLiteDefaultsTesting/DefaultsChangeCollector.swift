@@ -1,5 +1,5 @@
 import SQLiteDefaults
-import Synchronization
+import SanitizerMutex
 
 /// Collects what a store announces — every change of one key, of every key, or the elements
 /// of any of its sequences — so that a test can wait for one and then assert on all of them.
@@ -189,7 +189,11 @@ public final class DefaultsChangeCollector<Change: Sendable>: Sendable {
             var taken = 0
         }
 
-        let state = Mutex(State())
+        // A pthread lock, not `Synchronization.Mutex`: this is test support, off every hot
+        // path, and ThreadSanitizer (ours in CI, or a user's) does not see the ordering a
+        // contended `Mutex` gives on Linux and reported the collector's append and a waiter's
+        // read as a race (see `PthreadMutex`).
+        let state = PthreadMutex(State())
 
         func append(_ item: Change) { state.withLock { $0.items.append(item) } }
     }
