@@ -14,10 +14,15 @@ extension DefaultsTestHelper {
             guard arguments.count == 3 else { throw usage() }
             let store = try DefaultsStore(path: arguments[1])
             let key = DefaultsKey<Int>(arguments[2], default: 0)
+            let parent = getppid()
             try store.transaction { tx in
                 for value in 1...3 { try tx.set(value, for: key) }
                 edgeSay("holding")
-                while true { sleep(60) }
+                // Until killed, or until the test process is gone without killing it (a
+                // sanitizer's halt_on_error, a crash): then it is reparented, and ends too, instead
+                // of holding the file and a core for the rest of the CI run.
+                while getppid() == parent { sleep(1) }
+                exit(1)
             }
         case "read-history":
             // read-history DB N: reads the whole history N times; prints "read COUNT" per
