@@ -30,6 +30,20 @@ struct Migrator {
     /// Each runs inside `BEGIN IMMEDIATE`, and the version is read again inside it: when two
     /// processes open a new file at once, the second waits for the first and then finds
     /// nothing left to do.
+    func migrate(_ database: Database) throws {
+        try checkNotNewer(database)
+        for migration in migrations where migration.version > (try Self.currentVersion(of: database)) {
+            try database.execute("BEGIN IMMEDIATE")
+            do {
+                if try Self.currentVersion(of: database) < migration.version { try apply(migration, to: database) }
+                try database.execute("COMMIT")
+            } catch {
+                try? database.execute("ROLLBACK")
+                throw Self.failure(of: migration, error, path: database.path, "failed and was rolled back")
+            }
+        }
+    }
+
     /// Applies every migration the database has not seen inside the transaction the caller holds
     /// (its write lock taken): a backup of an older schema found under a store in the middle of
     /// a transaction. A failure is thrown as ``migrate(_:)`` names it, and the caller's
@@ -38,37 +52,24 @@ struct Migrator {
         try checkNotNewer(database)
         for migration in migrations where migration.version > (try Self.currentVersion(of: database)) {
             do {
-                try database.execute(migration.sql)
-                try database.execute("PRAGMA user_version = \(migration.version)")
+                try apply(migration, to: database)
             } catch {
-                if let error = error as? DefaultsError, error.code != .sqlite { throw error }
-                throw DefaultsError(
-                    .migrationFailed,
-                    "migration \(migration.version) (\(migration.name)) failed: \(error)",
-                    path: database.path, sqliteCode: (error as? DefaultsError)?.sqliteCode)
+                throw Self.failure(of: migration, error, path: database.path, "failed")
             }
         }
     }
 
-    func migrate(_ database: Database) throws {
-        try checkNotNewer(database)
-        for migration in migrations where migration.version > (try Self.currentVersion(of: database)) {
-            try database.execute("BEGIN IMMEDIATE")
-            do {
-                let version = try Self.currentVersion(of: database)
-                if version < migration.version {
-                    try database.execute(migration.sql)
-                    try database.execute("PRAGMA user_version = \(migration.version)")
-                }
-                try database.execute("COMMIT")
-            } catch {
-                try? database.execute("ROLLBACK")
-                if let error = error as? DefaultsError, error.code != .sqlite { throw error }
-                throw DefaultsError(
-                    .migrationFailed,
-                    "migration \(migration.version) (\(migration.name)) failed and was rolled back: \(error)",
-                    path: database.path, sqliteCode: (error as? DefaultsError)?.sqliteCode)
-            }
-        }
+    private func apply(_ migration: Migration, to database: Database) throws {
+        try database.execute(migration.sql)
+        try database.execute("PRAGMA user_version = \(migration.version)")
+    }
+
+    /// A library error passes unchanged; SQLite's is named as the migration that failed.
+    private static func failure(of migration: Migration, _ error: any Error, path: String, _ outcome: String) -> any Error {
+        if let error = error as? DefaultsError, error.code != .sqlite { return error }
+        return DefaultsError(
+            .migrationFailed,
+            "migration \(migration.version) (\(migration.name)) \(outcome): \(error)",
+            path: path, sqliteCode: (error as? DefaultsError)?.sqliteCode)
     }
 }
