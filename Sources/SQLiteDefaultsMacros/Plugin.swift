@@ -1,4 +1,5 @@
 #if Observable
+import SQLiteDefaultsMacroExpansion
 import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 

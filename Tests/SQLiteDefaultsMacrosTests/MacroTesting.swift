@@ -1,5 +1,5 @@
 #if Observable
-import SQLiteDefaultsMacros
+import SQLiteDefaultsMacroExpansion
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
