@@ -3,7 +3,9 @@
 # (SQLITEDEFAULTS_BENCH_SMOKE=1), then the ratio table with tiny counts. Proves the suite builds
 # and runs; never fails on timing.
 #
-#   bash Benchmarks/smoke.sh
+#   bash Benchmarks/smoke.sh            build (if needed) and run
+#   bash Benchmarks/smoke.sh --build    only build what it runs (CI builds it in its background
+#                                       lane, then runs it in the foreground)
 #
 # Built with the shipped binary's flags in its scratch folder (Scripts/release-flags.sh), so
 # the dependencies Scripts/prefs-release.sh compiled are reused: `swift package benchmark` builds
@@ -19,10 +21,11 @@ cd "$(dirname "$0")/.."
 source Scripts/release-flags.sh
 build=("${release_flags[@]}" --package-path Benchmarks --scratch-path "$release_scratch")
 targets=(Reads Writes Notifications Scale Flags)
-for target in "${targets[@]}"; do
+for target in "${targets[@]}" Ratios; do
     swift build "${build[@]}" --product "$target"
 done
 bin="$(swift build "${build[@]}" --show-bin-path)"
+[ "${1:-}" = --build ] && exit 0
 export SQLITEDEFAULTS_BENCH_SMOKE=1
 export SQLITEDEFAULTS_BENCH_WRITER="$bin/BenchWriter"
 export SQLITEDEFAULTS_MIGRATIONS="$PWD/Migrations"
