@@ -116,6 +116,8 @@ extension StoreEngine {
     /// this store has not applied): those are applied and queued first, so observers hear
     /// every change in commit order even when the monitor has not looked yet. The cache already
     /// holds this commit's values, so a key both wrote is announced once, with this commit's.
+    /// Also called before the first observer of every key fills the cache (the same reason:
+    /// the values it reads must not overtake the changes the observers have not heard yet).
     func applyCommitsBefore(ownCommit connection: StoreConnection) {
         do {
             _ = try look(connection)

@@ -16,12 +16,18 @@ extension StoreEngine {
             if connection.transactionDepth == 0 {
                 if let key, !cache.contains(HashedKey(key)) {
                     cache.update(HashedKey(key), stored: try connection.read(key))
-                } else if key == nil, !cache.isComplete, let rows = try? connection.entries() {
-                    cache.fill(with: rows)
+                } else if key == nil, !cache.isComplete {
+                    // Other connections' commits the monitor has not applied yet go to the
+                    // observers already registered first: filled with them, the cache would
+                    // hold their values already, and those observers would never hear them.
+                    if registry.hasObservers, connection.changeLog != nil { applyCommitsBefore(ownCommit: connection) }
+                    if let rows = try? connection.entries() { cache.fill(with: rows) }
                 }
             }
             return registry.add(key: key, onStoreClosed: onStoreClosed, deliver: deliver)
         }
+        // What the catch-up above queued for the observers already registered.
+        delivery.deliver()
         if let observer = primed ?? nil { return observer }
         let observer = registry.add(key: key, onStoreClosed: onStoreClosed, deliver: deliver)
         if isClosed {

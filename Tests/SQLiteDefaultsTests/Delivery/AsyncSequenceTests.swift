@@ -3,8 +3,9 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
-@Suite("AsyncSequences", .requiresSQLiteShell)
+@Suite("AsyncSequences", .offThePool, .requiresSQLiteShell)
 struct AsyncSequenceTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
@@ -89,7 +90,7 @@ struct AsyncSequenceTests {
     }
 }
 
-@Suite("Observing by prefix", .requiresSQLiteShell)
+@Suite("Observing by prefix", .offThePool, .requiresSQLiteShell)
 struct PrefixObservationTests {
     @Test("feature. selects feature.x, never featureless or feature; a shell write is heard too")
     func prefixSelectsByBytes() async throws {
@@ -110,7 +111,7 @@ struct PrefixObservationTests {
     }
 }
 
-@Suite("Commit order across connections", .requiresSQLiteShell)
+@Suite("Commit order across connections", .offThePool, .requiresSQLiteShell)
 struct CommitOrderTests {
     /// The monitor looks once an hour here, so only the store's own commit can bring in the
     /// shell's earlier one: before the fix, `feature.b` arrived after `feature.end` (or an hour later).
@@ -144,5 +145,28 @@ struct CommitOrderTests {
         let more = try await heard.waitFor(count: 6, timeout: .seconds(60))
         #expect(more.dropFirst(4).map(\.key) == ["shell", "first"])
         #expect(more.dropFirst(4).map(\.origin) == [.external, .local])
+    }
+
+    /// An observer of every key fills the cache with the rows as they are when it registers. A
+    /// commit by another connection that the monitor had not applied yet was then in the cache
+    /// already, so the key's earlier observer never heard it (seen in CI: a shell-like writer's
+    /// change, then `DefaultsChangeCollector(store)`, and the key's observer heard nothing).
+    @Test("an observer of every key registered before the monitor looked does not hide another connection's commit from the key's observers")
+    func aNewObserverOfEveryKeyDoesNotHideAPendingChange() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = DefaultsStore.Configuration()
+        configuration.externalChangeDetection = .polling(interval: .seconds(3600))
+        let store = try DefaultsStore(path: directory.database, configuration: configuration)
+        store[.name] = "before"
+        let (token, seen) = collect(store, .name)
+        try await sqlite3(directory.database, "UPDATE defaults SET value = 'from the shell' WHERE key = 'name'")
+        let everyKey = DefaultsChangeCollector(store)
+        // The barrier: this store's own commit brings in the shell's earlier one, in order.
+        store[DefaultsKey<Int>("marker", default: 0)] = 1
+        _ = try await everyKey.waitFor(key: "marker", value: .integer(1), timeout: .seconds(60))
+        #expect(await seen.waitAsync(count: 1))
+        #expect(seen.all.map(\.value) == ["from the shell"])
+        #expect(seen.all.map(\.origin) == [.external])
+        withExtendedLifetime(token) {}
     }
 }
