@@ -26,6 +26,8 @@ final class StoreJob: Sendable {
     }
 
     private let state = Mutex(State())
+    /// When the call was made (the store thread lingers while calls come one right after another).
+    let queued = ContinuousClock.now
     /// When the first attempt found the lock held: the busy timeout counts from there.
     let firstBusy = Mutex<ContinuousClock.Instant?>(nil)
     /// How many times an attempt found the lock held (the wait grows as SQLite's does).
