@@ -91,7 +91,7 @@ let package = Package(
             plugins: ["EmbedMigrations"]
         ),
         .target(name: "SQLiteDefaultsTesting", dependencies: ["SQLiteDefaults", "SanitizerMutex"]),
-        .testTarget(name: "SQLiteDefaultsTestingTests", dependencies: ["SQLiteDefaultsTesting", "SQLiteDefaults"]),
+        .testTarget(name: "SQLiteDefaultsTestingTests", dependencies: ["TestScheduling", "SQLiteDefaultsTesting", "SQLiteDefaults"]),
         // The macros' expansions, a library so that their tests link it directly. A test target
         // that depends on a macro target makes SwiftPM build the whole test product for the host
         // instead, and so every module the tests use twice (the library, NIO, Vapor, ... once for
@@ -156,6 +156,8 @@ let package = Package(
             dependencies: ["SQLiteDefaults", "SanitizerMutex"],
             path: "Tests/DefaultsTestHelper"
         ),
+        // Where the test bodies run: threads of their own, off the cooperative pool (TestExecutor).
+        .target(name: "TestScheduling", path: "Tests/TestScheduling"),
         // Test support shared by the test suites (not a product).
         .target(
             name: "DefaultsTestSupport",
@@ -178,7 +180,7 @@ let package = Package(
         .executableTarget(name: "FuzzImportReader", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzImportReader"),
         .executableTarget(name: "FuzzRoundTrip", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzRoundTrip"),
         .executableTarget(name: "FuzzConsoleRequest", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/FuzzConsoleRequest"),
-        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["TestScheduling", "FuzzTargets"]),
         // The fleet at scale (Scripts/fleet-scale.py): many real syncs in one process.
         .executableTarget(
             name: "FleetSimulator",
@@ -193,6 +195,7 @@ let package = Package(
         .testTarget(
             name: "SQLiteDefaultsTests",
             dependencies: [
+                "TestScheduling",
                 "SQLiteDefaults", "SQLiteDefaultsTesting", "CSQLiteDefaults", "ChildProcesses", "DefaultsTestSupport", "DefaultsTestHelper",
                 "SanitizerMutex",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -213,6 +216,7 @@ let package = Package(
         .testTarget(
             name: "SQLiteDefaultsReliabilityTests",
             dependencies: [
+                "TestScheduling",
                 "SQLiteDefaults",
                 "ChildProcesses",
                 "DefaultsTestSupport",
@@ -225,18 +229,18 @@ let package = Package(
         ),
         .testTarget(
             name: "prefsTests",
-            dependencies: ["prefs", "PrefsFormats", "SQLiteDefaults", "SQLiteDefaultsTesting", "ChildProcesses"]
+            dependencies: ["TestScheduling", "prefs", "PrefsFormats", "SQLiteDefaults", "SQLiteDefaultsTesting", "ChildProcesses"]
         ),
         // Flags: flagd's rules over the store's keys; the tests carry flagd-testbed's suites.
         .target(name: "SQLiteDefaultsFlags", dependencies: ["SQLiteDefaults"]),
         .testTarget(
             name: "SQLiteDefaultsFlagsTests",
-            dependencies: ["SQLiteDefaultsFlags", "SQLiteDefaults", "SQLiteDefaultsTesting"],
+            dependencies: ["TestScheduling", "SQLiteDefaultsFlags", "SQLiteDefaults", "SQLiteDefaultsTesting"],
             exclude: ["Resources"]
         ),
         .testTarget(
             name: "PrefsFormatsTests",
-            dependencies: ["PrefsFormats", "SQLiteDefaults"]
+            dependencies: ["TestScheduling", "PrefsFormats", "SQLiteDefaults"]
         ),
         .testTarget(
             name: "SQLiteDefaultsMacrosTests",
@@ -248,7 +252,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteDefaultsObservableTests",
-            dependencies: ["SQLiteDefaultsObservable", "DefaultsTestSupport", "DefaultsTestHelper"]
+            dependencies: ["TestScheduling", "SQLiteDefaultsObservable", "DefaultsTestSupport", "DefaultsTestHelper"]
         ),
         // The generated code must also compile where everything is MainActor by default.
         .testTarget(
@@ -269,6 +273,7 @@ let package = Package(
         .testTarget(
             name: "SQLiteDefaultsConfigurationTests",
             dependencies: [
+                "TestScheduling",
                 "SQLiteDefaultsConfiguration",
                 "SQLiteDefaults",
                 "ChildProcesses",
@@ -292,6 +297,7 @@ let package = Package(
         .testTarget(
             name: "SQLiteDefaultsServiceLifecycleTests",
             dependencies: [
+                "TestScheduling",
                 "SQLiteDefaultsServiceLifecycle",
                 "SQLiteDefaults",
                 "DefaultsTestSupport",
@@ -327,6 +333,7 @@ let package = Package(
         .testTarget(
             name: "SQLiteDefaultsConsoleTests",
             dependencies: [
+                "TestScheduling",
                 "SQLiteDefaultsConsole",
                 "SQLiteDefaults",
                 "ChildProcesses",
@@ -356,6 +363,7 @@ let package = Package(
         .testTarget(
             name: "SQLiteDefaultsVaporTests",
             dependencies: [
+                "TestScheduling",
                 "SQLiteDefaultsVapor",
                 "SQLiteDefaults",
                 "DefaultsTestSupport",
@@ -371,6 +379,7 @@ let package = Package(
         .testTarget(
             name: "SQLiteDefaultsPostgresTests",
             dependencies: [
+                "TestScheduling",
                 "SQLiteDefaultsPostgres",
                 "SQLiteDefaults",
                 "ChildProcesses",

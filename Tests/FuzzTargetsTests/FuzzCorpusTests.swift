@@ -1,10 +1,11 @@
 import FuzzTargets
 import Testing
+import TestScheduling
 
 /// Every input in the repository's fuzz corpora (`Tests/Fuzz/Corpus`) and every input that
 /// once broke a promise (`Tests/Fuzz/Regressions`), through the same checks the fuzzers run:
 /// the regression tests of what fuzzing found, and a proof that each seed is still handled.
-@Suite("Fuzz corpora replayed")
+@Suite("Fuzz corpora replayed", .offThePool)
 struct FuzzCorpusTests {
     @Test(arguments: FuzzTarget.allCases)
     func everyKeptInputPasses(_ target: FuzzTarget) async throws {

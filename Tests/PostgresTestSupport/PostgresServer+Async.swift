@@ -8,7 +8,7 @@ import Foundation
 /// their thread for up to seconds. On a thread of the cooperative pool (as many threads as
 /// cores: two in CI) that starved everything else the test process runs concurrently, the
 /// fleet's in-process syncs and the console's event streams included; three suites once had to
-/// run alone for it.
+/// run alone for it (the test bodies themselves now run off the pool too: Tests/TestScheduling).
 extension PostgresServer {
     /// ``psql(_:database:)`` on a thread of its own.
     /// - Throws: what ``psql(_:database:)`` throws.

@@ -2,8 +2,9 @@ import Foundation
 import PrefsFormats
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("Attribution, secrets in HistoryFormat and WatchFormat")
+@Suite("Attribution, secrets in HistoryFormat and WatchFormat", .offThePool)
 struct AttributionFormatTests {
     static let writer = DefaultsWriter(kind: .library, pid: 7, program: "prefs", user: "ops", host: "web-1",
                                        actor: "alice", reason: "line 1\nline \"2\" <b>x</b>")

@@ -2,8 +2,9 @@ import Foundation
 import PrefsFormats
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("ExportFormat")
+@Suite("ExportFormat", .offThePool)
 struct ExportFormatTests {
     @Test(arguments: [
         (SQLiteValue.integer(42), "42"),

@@ -1,7 +1,8 @@
 import PrefsFormats
 import Testing
+import TestScheduling
 
-@Suite("ISO8601")
+@Suite("ISO8601", .offThePool)
 struct ISO8601Tests {
     @Test(arguments: [
         ("1970-01-01", 0.0),

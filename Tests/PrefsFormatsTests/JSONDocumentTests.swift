@@ -1,8 +1,9 @@
 import PrefsFormats
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("JSONDocument")
+@Suite("JSONDocument", .offThePool)
 struct JSONDocumentTests {
     @Test func numbersKeepTheirSpelling() throws {
         let document = try JSONDocument(parsing: "[2, 2.0, -0, 1e-05, 1E+3, 12345678901234567890]")

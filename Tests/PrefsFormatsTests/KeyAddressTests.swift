@@ -1,8 +1,9 @@
 import Foundation
 import PrefsFormats
 import Testing
+import TestScheduling
 
-@Suite("KeyAddress")
+@Suite("KeyAddress", .offThePool)
 struct KeyAddressTests {
     @Test("Bytes that are not UTF-8 round-trip through their escaped address", arguments: [
         Data([0xFF, 0x6B, 0x65, 0x79]), Data([0x61, 0xFF, 0x62]), Data([0x5C, 0xFF]), Data([0x0A, 0xC3]), Data([0xE2, 0x82]),

@@ -1,9 +1,10 @@
 import PrefsFormats
 import Testing
+import TestScheduling
 
 /// Which command lines `prefs` reads without ArgumentParser (prefsTests' QuickReadTests check
 /// that each gives the outcome ArgumentParser's path gives).
-@Suite("QuickReadArguments")
+@Suite("QuickReadArguments", .offThePool)
 struct QuickReadArgumentsTests {
     @Test("it takes read KEY with --json and one of --db/--name, in any order", arguments: [
         ["read", "timeout"],

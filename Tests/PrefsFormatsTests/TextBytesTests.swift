@@ -2,9 +2,10 @@ import Foundation
 import PrefsFormats
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// TEXT whose bytes are not valid UTF-8 in the export format and on screen.
-@Suite("TEXT that is not valid UTF-8")
+@Suite("TEXT that is not valid UTF-8", .offThePool)
 struct TextBytesTests {
     private let bytes = SQLiteValue.invalidUTF8Text(Data([0x61, 0xFF, 0x62]))
 

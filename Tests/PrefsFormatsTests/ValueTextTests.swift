@@ -2,8 +2,9 @@ import Foundation
 import PrefsFormats
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("ValueFormatting")
+@Suite("ValueFormatting", .offThePool)
 struct ValueFormattingTests {
     @Test func readRepresentationIsWhatWriteTakesBack() {
         #expect(ValueFormatting.readRepresentation(.integer(-5)) == "-5")
@@ -41,7 +42,7 @@ struct ValueFormattingTests {
     }
 }
 
-@Suite("ValueType")
+@Suite("ValueType", .offThePool)
 struct ValueTypeTests {
     @Test(arguments: [
         (ValueType.string, " as is ", SQLiteValue.text(" as is ")),

@@ -4,10 +4,11 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsConfiguration
 import Testing
+import TestScheduling
 
 /// NFC and NFD "café" are equal `String`s and two rows: a snapshot and a lookup read each
 /// twin's own row and its own secrecy (issue 46's sibling: maps keyed by `String`).
-@Suite("DefaultsConfigProvider and canonically equivalent keys")
+@Suite("DefaultsConfigProvider and canonically equivalent keys", .offThePool)
 struct CanonicalTwinConfigTests {
     @Test("each twin reads its own value, and only the secret one is marked secret")
     func twinsAreTwoKeys() async throws {

@@ -4,8 +4,9 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsConfiguration
 import Testing
+import TestScheduling
 
-@Suite("DefaultsConfigProvider and declared keys")
+@Suite("DefaultsConfigProvider and declared keys", .offThePool)
 struct DeclaredKeyConfigTests {
     @Test("a declared key read as the wrong ConfigType fails with a message naming the declared type")
     func wrongTypeNamesTheDeclaration() throws {

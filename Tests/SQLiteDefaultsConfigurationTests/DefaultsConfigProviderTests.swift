@@ -6,8 +6,9 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsConfiguration
 import Testing
+import TestScheduling
 
-@Suite("DefaultsConfigProvider")
+@Suite("DefaultsConfigProvider", .offThePool)
 struct DefaultsConfigProviderTests {
     // MARK: swift-configuration's own conformance suite
 

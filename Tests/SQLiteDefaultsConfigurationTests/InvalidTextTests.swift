@@ -5,10 +5,11 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsConfiguration
 import Testing
+import TestScheduling
 
 /// A TEXT row that another client wrote as bytes that are not valid UTF-8 is not handed out
 /// as a changed string: the lookup throws `.decodingFailed` naming the key.
-@Suite("DefaultsConfigProvider: TEXT that is not valid UTF-8", .requiresSQLiteShell)
+@Suite("DefaultsConfigProvider: TEXT that is not valid UTF-8", .offThePool, .requiresSQLiteShell)
 struct InvalidTextTests {
     @Test("a .string lookup throws .decodingFailed naming the key, not .typeMismatch")
     func stringLookupRefuses() async throws {

@@ -3,6 +3,7 @@ import DefaultsTestSupport
 import Logging
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Captures what a logger was asked to log.
 struct CapturingLogHandler: LogHandler {
@@ -33,7 +34,7 @@ struct CapturingLogHandler: LogHandler {
     }
 }
 
-@Suite("Logging as swift-log asks libraries to log")
+@Suite("Logging as swift-log asks libraries to log", .offThePool)
 struct LoggingTests {
     @Test("a failed non-throwing write is reported on reportedErrors() and logged at debug, details as metadata")
     func writeFailureIsDebug() async throws {

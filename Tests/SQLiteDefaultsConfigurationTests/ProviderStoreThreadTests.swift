@@ -5,8 +5,9 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsConfiguration
 import Testing
+import TestScheduling
 
-@Suite("DefaultsConfigProvider: its async reads leave SQLite to the store's thread")
+@Suite("DefaultsConfigProvider: its async reads leave SQLite to the store's thread", .offThePool)
 struct ProviderStoreThreadTests {
     @Test("fetchValue, watchValue and watchSnapshot step no statement on the cooperative pool")
     func asyncReadsStepNoStatementOnThePool() async throws {

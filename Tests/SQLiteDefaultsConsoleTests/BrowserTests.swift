@@ -3,9 +3,10 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// The console in a real browser: headless Chromium over WebDriver, against `prefs serve`.
-@Suite("Console in a real browser", .slowTier, .serialized,
+@Suite("Console in a real browser", .offThePool, .slowTier, .serialized,
        .enabled(if: WebDriver.isAvailable, "needs chromium and chromedriver: apt-get install chromium chromium-driver"))
 struct BrowserTests {
     static let hostileKey = "<img src=x onerror=alert(1)>"

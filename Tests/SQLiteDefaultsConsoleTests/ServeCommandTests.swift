@@ -3,8 +3,9 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("prefs serve, as a real process", .slowTier)
+@Suite("prefs serve, as a real process", .offThePool, .slowTier)
 struct ServeCommandTests {
     @Test("The first line names http://127.0.0.1:PORT/ (--port 0 picks one); the API answers; SIGTERM exits 0")
     func startsServesStops() async throws {

@@ -3,9 +3,10 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// `prefs token` and `prefs serve --tokens`, as an operator uses them: through the binary and HTTP.
-@Suite("prefs token and serve --tokens, as real processes", .slowTier)
+@Suite("prefs token and serve --tokens, as real processes", .offThePool, .slowTier)
 struct ServeCommandTokensTests {
     /// `prefs token add NAME --role ROLE [--prefix P]… --tokens FILE`: the token on the last line.
     static func add(_ name: String, role: String, prefixes: [String] = [], file: String) async throws -> String {

@@ -3,10 +3,11 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// `prefs serve`'s own defences, as a real process: who may connect, the token file, the
 /// addresses it answers to, and connections that send nothing.
-@Suite("prefs serve: security of the process", .slowTier)
+@Suite("prefs serve: security of the process", .offThePool, .slowTier)
 struct ServeSecurityTests {
     static let curl = ["/usr/bin/curl", "/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) }
     static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }

@@ -4,6 +4,7 @@ import Foundation
 import SQLiteDefaults
 import Synchronization
 import Testing
+import TestScheduling
 
 /// How many of a test's requests have finished.
 private final class Finished: Sendable {
@@ -12,7 +13,7 @@ private final class Finished: Sendable {
     var value: Int { count.load(ordering: .relaxed) }
 }
 
-@Suite("prefs serve: writes waiting for another process's lock freeze no read")
+@Suite("prefs serve: writes waiting for another process's lock freeze no read", .offThePool)
 struct ServeStoreThreadTests {
     /// `../shared/repro/49`: another process holds the write lock; four PUTs wait behind it, and
     /// meanwhile `GET /api/keys`, which needs no lock in WAL mode, answers.

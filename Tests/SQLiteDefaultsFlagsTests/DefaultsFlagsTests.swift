@@ -4,9 +4,10 @@ import SQLiteDefaults
 import SQLiteDefaultsFlags
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 /// `DefaultsFlags` over a real store in a temporary directory.
-@Suite struct DefaultsFlagsTests {
+@Suite(.offThePool) struct DefaultsFlagsTests {
     static let set = #"""
         {
           "metadata": {"team": "checkout", "version": 1},

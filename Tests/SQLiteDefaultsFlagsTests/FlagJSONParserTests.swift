@@ -2,11 +2,12 @@
 import SQLiteDefaults
 import SQLiteDefaultsFlags
 import Testing
+import TestScheduling
 
 /// The package has one JSON grammar, the library's (`StrictJSON`, which a `json` key's triggers
 /// walk in SQL, held to it by StrictJSONTests): the flags' reader takes exactly the texts a
 /// `json` key takes, so a flag set the store keeps is one the evaluator reads.
-@Suite struct FlagJSONParserTests {
+@Suite(.offThePool) struct FlagJSONParserTests {
     static let texts = [
         #""\ud800""#, #""\udc00""#, #"["\ud800\u0041"]"#, #""\ud83d\ude00""#, #""\u00e9\uD800""#, #""\uD800\uD800""#,
         #""\u12G4""#, #""\x""#, "[1,]", "01", "-0", "1e5", "1E+5", "1.", ".5", "\u{FEFF}[]", " [ 1 , {\"a\" : null} ] ",

@@ -4,12 +4,13 @@ import SQLiteDefaults
 import SQLiteDefaultsFlags
 import Synchronization
 import Testing
+import TestScheduling
 
 /// flagd's own conformance suite (flagd-testbed 3.9.0, Resources/flagd-testbed), run row by
 /// row through a real store: the evaluator suite over `testkit-flags.json`, the provider
 /// targeting suite over `flags/*.json`. Only `@fractional-v1` and `@fractional-v2` rows are
 /// skipped: they describe flagd's older bucketing.
-@Suite struct FlagdConformanceTests {
+@Suite(.offThePool) struct FlagdConformanceTests {
     static let skippedTags: Set<String> = ["@fractional-v1", "@fractional-v2"]
 
     struct Row: CustomTestStringConvertible, Sendable {

@@ -1,10 +1,11 @@
 #if Flags
 import SQLiteDefaultsFlags
 import Testing
+import TestScheduling
 
 /// Every standard JsonLogic operator, with JavaScript's truthiness and coercions (json-logic-js
 /// is the reference; the expected values are what it answers).
-@Suite struct JsonLogicTests {
+@Suite(.offThePool) struct JsonLogicTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let rule: String
         let data: String

@@ -3,10 +3,11 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaultsObservable
 import Testing
+import TestScheduling
 
 /// `withObservationTracking` on one property fires for a change of that property's key from
 /// every writer, and for nothing else.
-@Suite("@ObservableDefaults: who can change a property", .requiresSQLiteShell)
+@Suite("@ObservableDefaults: who can change a property", .offThePool, .requiresSQLiteShell)
 struct ChangeSourceTests {
     @Test func ownWriteNotifiesAndPersists() async throws {
         try await withTemporaryDirectory { directory in
@@ -155,7 +156,7 @@ struct ChangeSourceTests {
     }
 }
 
-@Suite("@ObservableDefaults: options", .requiresSQLiteShell)
+@Suite("@ObservableDefaults: options", .offThePool, .requiresSQLiteShell)
 struct OptionTests {
     @Test func ignoreExternalChangesAnnouncesOnlyOwnWrites() async throws {
         try await withTemporaryDirectory { directory in
@@ -291,7 +292,7 @@ struct OptionTests {
     }
 }
 
-@Suite("@ObservableDefaults: values and observers", .requiresSQLiteShell)
+@Suite("@ObservableDefaults: values and observers", .offThePool, .requiresSQLiteShell)
 struct ValueTests {
     @Test func everyKindOfValueRoundTrips() async throws {
         try await withTemporaryDirectory { directory in

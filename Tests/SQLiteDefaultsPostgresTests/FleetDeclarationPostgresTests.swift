@@ -6,9 +6,10 @@ import PostgresTestSupport
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// Declared keys across a real fleet: two machines, one PostgreSQL server.
-@Suite("Fleet sync and declared keys, through PostgreSQL", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("Fleet sync and declared keys, through PostgreSQL", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetDeclarationPostgresTests {
     @Test("rolling upgrade: a row the old declaration refuses keeps the local value, is logged once, and the sync goes on")
     func rollingUpgrade() async throws {

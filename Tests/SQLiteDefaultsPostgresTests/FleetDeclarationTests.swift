@@ -4,10 +4,11 @@ import Foundation
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// The fleet's side of declared keys, on the local replica alone (no PostgreSQL needed): rows
 /// as a fetch from the fleet's table hands them over.
-@Suite("Fleet: rows the local declarations refuse are not applied")
+@Suite("Fleet: rows the local declarations refuse are not applied", .offThePool)
 struct FleetDeclarationTests {
     @Test("a refused row keeps the local value, is reported once, is not pushed back; a later row that fits applies")
     func refusedRowKeepsLocalValue() throws {

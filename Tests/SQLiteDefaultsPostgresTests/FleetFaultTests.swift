@@ -4,6 +4,7 @@ import Foundation
 import PostgresTestSupport
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// The fleet under real network faults: three `prefs sync` sidecars, each in a network
 /// namespace of its own (veth, a bridge, PostgreSQL on the host side), packets dropped by
@@ -11,7 +12,7 @@ import Testing
 /// convergence: every file equals PostgreSQL's table (its commit order decides each key),
 /// and every acknowledged local write stands in it (none lost). Figures are printed for the
 /// fleet's documentation.
-@Suite("Fleet under network faults (namespaces)", .slowTier, .requiresPostgreSQL, .serialized,
+@Suite("Fleet under network faults (namespaces)", .offThePool, .slowTier, .requiresPostgreSQL, .serialized,
        .enabled("needs root (ip netns) and the ip and nft commands: apt-get install iproute2 nftables") {
            NetworkLab.unavailableReason() == nil
        })

@@ -4,10 +4,11 @@ import Foundation
 import PostgresTestSupport
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// TEXT that is not valid UTF-8 (written by a plain SQL client) crosses the fleet byte for
 /// byte, as TEXT, like every other storage class.
-@Suite("Fleet: TEXT that is not valid UTF-8", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("Fleet: TEXT that is not valid UTF-8", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetInvalidTextTests {
     @Test("61 FF 62 written with sqlite3 on one machine arrives as the same TEXT on the other")
     func arrivesExactly() async throws {

@@ -6,6 +6,7 @@ import PostgresTestSupport
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// A write on A reaching B through a long path: both machines reach PostgreSQL through a proxy
 /// that delays every byte 50 ms ± 15 ms each way (a round trip of about 100 ms). The floor is
@@ -15,7 +16,7 @@ import Testing
 /// These tests check that every write arrives, under both protocols and through the delay;
 /// they print the medians but assert no duration (a loaded machine would fail a duration, not
 /// the code). The measured figures are Benchmarks/fleet.sh's (FleetRatios).
-@Suite("Fleet across a long path", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("Fleet across a long path", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetLatencyTests {
     static let key = DefaultsKey<Int>("latency", default: -1)
 

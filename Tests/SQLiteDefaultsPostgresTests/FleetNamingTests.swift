@@ -5,9 +5,10 @@ import PostgresTestSupport
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// The fleet's table however it is spelled: one table, one channel, one creation lock.
-@Suite("Fleet table names", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("Fleet table names", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetNamingTests {
     /// No safety fetch for two minutes: a change that arrives sooner came through LISTEN/NOTIFY
     /// (so the deadlines below can be generous for a loaded machine and still prove it).

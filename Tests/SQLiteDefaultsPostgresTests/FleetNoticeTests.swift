@@ -3,10 +3,11 @@ import Foundation
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// The notification payload: what a push's `NOTIFY` carries so that a receiver applies it
 /// without a fetch. Pure: no PostgreSQL needed.
-@Suite("Fleet notification payload")
+@Suite("Fleet notification payload", .offThePool)
 struct FleetNoticeTests {
     static let rows: [PendingRow] = [
         PendingRow(key: "int", value: .integer(.min)),

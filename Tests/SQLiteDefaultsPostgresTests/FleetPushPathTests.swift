@@ -5,11 +5,12 @@ import PostgresTestSupport
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// The paths a push and its notification can take besides the short one: a push too large for
 /// the notification's payload (the receiver fetches), and a role PostgreSQL refuses a session
 /// function (the sync pushes in four round trips).
-@Suite("Fleet push paths", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("Fleet push paths", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetPushPathTests {
     @Test("a push larger than a notification's 8000 bytes reaches the other machine by a fetch")
     func largePush() async throws {

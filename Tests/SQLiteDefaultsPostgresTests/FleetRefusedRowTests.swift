@@ -4,12 +4,13 @@ import Foundation
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// A peer's row that this file refuses, however it is refused — by the declaration's own check,
 /// by the database's check where the two disagree, or by a constraint only the database knows —
 /// is one refused row: the local value stays, the rest of the batch applies, and nothing throws
 /// (a throw would end the sync, and end it again on every restart at the same row).
-@Suite("Fleet: a row the file refuses is refused, whoever refuses it")
+@Suite("Fleet: a row the file refuses is refused, whoever refuses it", .offThePool)
 struct FleetRefusedRowTests {
     /// `accent` (string, allowed `é` and `a`, precomposed) and `cfg` (json), declared in a fresh file.
     private static func declaredStore(_ directory: TemporaryDirectory) throws -> DefaultsStore {

@@ -8,6 +8,7 @@ import PostgresTestSupport
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// A relayed fleet for one test: the primary (`wal_level = logical`), two relays (clusters of
 /// their own) set up by ``DefaultsFleetRelay/setUp(table:primary:relays:primaryConnectionInfo:logger:)``,
@@ -70,12 +71,11 @@ final class RelayedFleet: Sendable {
 }
 
 /// Each test starts three PostgreSQL clusters and a PgBouncer. It once had to run alone: with
-/// the test support's `psql` and `pg_ctl` calls blocking the cooperative pool's two threads,
-/// that load made other fleet suites' syncs miss their deadlines. Those calls now run on
-/// threads of their own (PostgresServer+Async.swift), and so do the polls below.
-@Suite("Fleet through relays and a pooler", .slowTier, .requiresPostgreSQL, .serialized,
-       .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
-                "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --enable-all-traits --filter FleetRelayTests"))
+/// the test support's `psql` and `pg_ctl` calls, and the other suites' synchronous test bodies,
+/// holding the cooperative pool's two threads, that load made other fleet suites' syncs miss
+/// their deadlines. Those calls now run on threads of their own (PostgresServer+Async.swift),
+/// and so do the polls below and every test body (`.offThePool`).
+@Suite("Fleet through relays and a pooler", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetRelayTests {
     /// Runs `prefs ARGUMENTS` to its end (the user's own password file never counts).
     static func prefs(_ arguments: [String]) async throws -> ChildProcess.Outcome {

@@ -5,10 +5,11 @@ import PostgresTestSupport
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// PostgreSQL going back in time under a running fleet: its data directory restored from a
 /// copy, as after a restore from backup or a failover to a replica that lagged behind.
-@Suite("Fleet after PostgreSQL goes back in time", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("Fleet after PostgreSQL goes back in time", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetRewindTests {
     @Test("a restored server: the machines rejoin, push again what it lost, and hear each other's later writes")
     func restoredFromCopy() async throws {

@@ -6,18 +6,18 @@ import PostgresTestSupport
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// More machines than PostgreSQL has connection slots for: a machine that gets none is not in
 /// step, and must say so soon, in PostgreSQL's own words, and again when it gets one — never
 /// wait in silence while the client's pool retries (for up to a minute) behind its back.
 ///
 /// Ten syncs in one test process share its event loops and task threads. It once had to run
-/// alone: the test support's `psql` and `pg_ctl` calls blocked the cooperative pool's threads
-/// under the whole suite's load, and these syncs starved. They now run on threads of their own
-/// (PostgresServer+Async.swift). SyncCommandTests covers the same with real `prefs sync` processes.
-@Suite("Fleet with more machines than connection slots", .slowTier, .requiresPostgreSQL, .serialized,
-       .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
-                "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --enable-all-traits --filter FleetSlotsTests"))
+/// alone: the test support's `psql` and `pg_ctl` calls, and then the other suites' synchronous
+/// test bodies, held the cooperative pool's two threads, and these syncs starved. The calls now
+/// run on threads of their own (PostgresServer+Async.swift), every test body on TestExecutor's
+/// (`.offThePool`). SyncCommandTests covers the same with real `prefs sync` processes.
+@Suite("Fleet with more machines than connection slots", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetSlotsTests {
     /// PostgreSQL's refusal when the slots left are the superuser's ("remaining connection
     /// slots are reserved for non-replication superuser connections"), or when none is left.

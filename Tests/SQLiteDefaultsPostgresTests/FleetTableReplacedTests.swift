@@ -6,11 +6,12 @@ import PostgresTestSupport
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// The fleet's table changing under running machines — dropped and created again, swapped for
 /// another, or losing its newest rows — without their connections dropping: each machine finds
 /// it at its next fetch, joins the table again as a restart would, and says so in one line.
-@Suite("Fleet after its table is created again", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("Fleet after its table is created again", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetTableReplacedTests {
     static let rejoined = "is not the one this file was in step with"
 

@@ -5,10 +5,11 @@ import PostgresTestSupport
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// Machines (SQLite files, each with its own store, client and sync) in one process, against a
 /// real PostgreSQL server that each test starts and removes.
-@Suite("Fleet sync through PostgreSQL", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("Fleet sync through PostgreSQL", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct FleetTests {
     static let answer = DefaultsKey<Int>("answer", default: 0)
 

@@ -4,11 +4,12 @@ import Foundation
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// The machine's side of the fleet without a server: the shadow and the state live in the file
 /// (the library's migration 0011 creates them), and the sync changes them only through
 /// `ReplicaTransaction`'s named operations.
-@Suite("Fleet: the file's own record of the fleet, without a server")
+@Suite("Fleet: the file's own record of the fleet, without a server", .offThePool)
 struct LocalReplicaTests {
     @Test func aFileJoinsAsNewThenStaysAMember() throws {
         let directory = try TemporaryDirectory()

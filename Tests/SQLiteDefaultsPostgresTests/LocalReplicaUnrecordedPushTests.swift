@@ -4,13 +4,14 @@ import Foundation
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// A push that reaches the fleet's table but is never recorded in the file (the sync stopped,
 /// or the process died, between PostgreSQL's commit and the file's shadow write). For a key
 /// pushed for the first time the file then had no trace of it: deleted here afterwards, it looked
 /// like a key this file never had, and the table's row came back and undid the deletion (seen
 /// once in `FleetTests.longAbsence`). The key is marked before the push is sent.
-@Suite("Fleet: a first push the file never recorded")
+@Suite("Fleet: a first push the file never recorded", .offThePool)
 struct LocalReplicaUnrecordedPushTests {
     private static let key = DefaultsKey<SQLiteValue?>("gone.soon")
 

@@ -5,12 +5,11 @@ import Logging
 import PostgresNIO
 import PostgresTestSupport
 import Testing
+import TestScheduling
 
 /// The test support for a relayed fleet: a server started with extra settings, and PgBouncer in
 /// front of it, reached by postgres-nio.
-@Suite("Test support: server settings and PgBouncer", .slowTier, .requiresPostgreSQL, .serialized,
-       .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
-                "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --enable-all-traits --filter PgBouncerSupportTests"))
+@Suite("Test support: server settings and PgBouncer", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct PgBouncerSupportTests {
     @Test("settings given at start hold after a restart")
     func settingsSurviveRestart() async throws {

@@ -4,9 +4,10 @@ import Foundation
 import SQLiteDefaults
 @testable import SQLiteDefaultsPostgres
 import Testing
+import TestScheduling
 
 /// libpq's password file format and the order in which passwords are looked for.
-@Suite("PostgreSQL passwords: pgpass and the order of sources")
+@Suite("PostgreSQL passwords: pgpass and the order of sources", .offThePool)
 struct PgPassTests {
     static func lookup(_ contents: String, host: String = "db", port: Int = 5432, database: String = "prefs",
                        user: String = "app") -> String? {

@@ -5,9 +5,10 @@ import Foundation
 import PostgresTestSupport
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// `prefs sync` as a sidecar process: started, killed and stopped for real.
-@Suite("prefs sync", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("prefs sync", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct SyncCommandTests {
     /// A running `prefs sync`, its standard error collected line by line.
     final class Sidecar: Sendable {

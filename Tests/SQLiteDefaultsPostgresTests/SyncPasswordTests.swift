@@ -4,10 +4,11 @@ import DefaultsTestSupport
 import Foundation
 import PostgresTestSupport
 import Testing
+import TestScheduling
 
 /// `prefs sync` against a server that asks for a password (scram-sha-256): the password
 /// without putting it in the command line, as libpq takes it.
-@Suite("prefs sync: the password outside the URL", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("prefs sync: the password outside the URL", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct SyncPasswordTests {
     typealias Sidecar = SyncCommandTests.Sidecar
 

@@ -5,9 +5,10 @@ import Foundation
 import PostgresTestSupport
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// A sync whose database file is replaced under it (`mv other.sqlite db.sqlite`).
-@Suite("A sync whose database file is replaced", .slowTier, .requiresPostgreSQL, .serialized)
+@Suite("A sync whose database file is replaced", .offThePool, .slowTier, .requiresPostgreSQL, .serialized)
 struct SyncReplacementTests {
     @Test("DefaultsPostgresSync in an app ends with .databaseReplaced instead of running on deaf")
     func libraryEnds() async throws {

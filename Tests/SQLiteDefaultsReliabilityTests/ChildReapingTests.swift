@@ -2,6 +2,7 @@ import ChildProcesses
 import DefaultsTestSupport
 import Foundation
 import Testing
+import TestScheduling
 
 /// How the suites see their child processes end (``ChildProcess``), which the crash loop's
 /// "killed writer not seen to exit within 30 s" came down to.
@@ -12,7 +13,7 @@ import Testing
 /// inherited while it keeps running (a daemon, a browser) held the shared thread for its whole
 /// life, and no other child's end was seen meanwhile. Each child is now waited for on a thread
 /// of its own, and inherits nothing but its standard streams.
-@Suite("Child processes: reaped each on its own thread")
+@Suite("Child processes: reaped each on its own thread", .offThePool)
 struct ChildReapingTests {
     /// Closes every descriptor above 2 it inherited, says so, then sleeps an hour (long past any
     /// starvation of this test under load: it is killed at the end).

@@ -2,11 +2,12 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Damaged files, opened by a separate process (so a crash is a signal the test sees, not
 /// the end of the test run): each is refused or reported with a clear error, and a refusal
 /// writes nothing to the files.
-@Suite("Corruption", .requiresSQLiteShell)
+@Suite("Corruption", .offThePool, .requiresSQLiteShell)
 struct CorruptionTests {
     static let keyCount = 300
     let directory: TemporaryDirectory

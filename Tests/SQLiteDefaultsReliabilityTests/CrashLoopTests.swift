@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// A writer killed with SIGKILL, again and again, at random moments: while the file is being
 /// created and migrated, between writes, and inside a multi-key transaction whose commit
@@ -9,7 +10,7 @@ import Testing
 /// writer acknowledged, and holds each transaction wholly or not at all.
 ///
 /// `CRASH_ROUNDS` sets the number of rounds (default 20).
-@Suite("Crash loop", .slowTier, .requiresSQLiteShell)
+@Suite("Crash loop", .offThePool, .slowTier, .requiresSQLiteShell)
 struct CrashLoopTests {
     @Test(.timeLimit(.minutes(10)))
     func killedWritersLoseNoAcknowledgedWrite() async throws {

@@ -3,6 +3,7 @@ import Foundation
 import PropertyBased
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 // Types of every coding path: built-in scalars, RawRepresentable, Codable, collections, optionals.
 enum FuzzTheme: String, Sendable { case light, dark }
@@ -218,7 +219,7 @@ extension Double {
 /// class, near-miss texts — under keys of every supported type. Reads never crash, the
 /// subscript returns the default, `value(for:)` throws a decoding error naming the key,
 /// `modify` refuses, and the row is left exactly as it was.
-@Suite("Decoder fuzzing", .requiresSQLiteShell)
+@Suite("Decoder fuzzing", .offThePool, .requiresSQLiteShell)
 struct DecoderFuzzTests {
     /// Through raw SQL in the `sqlite3` shell, read by a fresh store each time.
     @Test func rawSQLRowsUnderEveryType() async throws {

@@ -2,11 +2,12 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// A writer whose files cannot grow: RLIMIT_FSIZE in a child process with SIGXFSZ ignored
 /// (`write` fails with EFBIG; root is not exempt), and, where the test may mount one, a full
 /// 1 MiB tmpfs (ENOSPC). Every write API reports `.diskFull`; nothing acknowledged is lost.
-@Suite("Disk full", .requiresSQLiteShell)
+@Suite("Disk full", .offThePool, .requiresSQLiteShell)
 struct DiskFullTests {
     @Test func aFullDiskIsANamedErrorAndLosesNothing() async throws {
         let directory = try TemporaryDirectory()

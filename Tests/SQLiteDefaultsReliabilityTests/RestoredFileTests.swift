@@ -2,12 +2,13 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// A backup restored over a file whose last writer crashed: the crashed writer's `-wal` stays
 /// beside the restored file, and replaying it would lay newer pages over older ones. Each test
 /// leaves an orphaned `-wal` the way a crash does — a `sqlite3` shell that kills itself before
 /// it can close — then moves the backup in with `rename(2)`, as `mv` does.
-@Suite("Restored files", .requiresSQLiteShell)
+@Suite("Restored files", .offThePool, .requiresSQLiteShell)
 struct RestoredFileTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -3,6 +3,7 @@ import Foundation
 import PropertyBased
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Keys that look like SQL: quotes, semicolons, comments, LIKE wildcards, NUL, and more.
 let hostileKeys: [String] = [
@@ -20,7 +21,7 @@ let hostileKeys: [String] = [
     String(repeating: "long;", count: 20_000),
 ]
 
-@Suite("Security", .requiresSQLiteShell)
+@Suite("Security", .offThePool, .requiresSQLiteShell)
 struct SecurityTests {
     @Test func hostileKeysAndValuesAreOnlyData() async throws {
         let directory = try TemporaryDirectory()

@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Four writer processes and two observer processes on one file. The writers `set`,
 /// `modify`, `remove` and run transactions (some rolled back, some with a rolled-back
@@ -9,7 +10,7 @@ import Testing
 /// the file is intact, and each observer's last notification per key is the key's final value.
 ///
 /// `SOAK_SECONDS` sets how long the writers run (default 60).
-@Suite("Multi-process soak", .slowTier, .requiresSQLiteShell)
+@Suite("Multi-process soak", .offThePool, .slowTier, .requiresSQLiteShell)
 struct SoakTests {
     @Test(.timeLimit(.minutes(30)))
     func fourWritersTwoObserversLoseNothing() async throws {

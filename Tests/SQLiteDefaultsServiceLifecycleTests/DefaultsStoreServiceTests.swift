@@ -5,6 +5,7 @@ import SQLiteDefaults
 import SQLiteDefaultsServiceLifecycle
 import ServiceLifecycle
 import Testing
+import TestScheduling
 
 /// A service that records that it runs, then waits for graceful shutdown, and reads the store
 /// while it drains: the store must still be open then.
@@ -29,7 +30,7 @@ private func serviceGroup(_ store: DefaultsStore, running: Collected<Bool>, drai
     )
 }
 
-@Suite("DefaultsStoreService")
+@Suite("DefaultsStoreService", .offThePool)
 struct DefaultsStoreServiceTests {
     @Test("inside a ServiceGroup: open while running, closed after graceful shutdown, readable while later services drain")
     func gracefulShutdownClosesTheStore() async throws {

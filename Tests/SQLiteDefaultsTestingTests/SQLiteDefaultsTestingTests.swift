@@ -3,13 +3,14 @@ import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Synchronization
 import Testing
+import TestScheduling
 
 extension DefaultsKeys {
     fileprivate static let name = DefaultsKey<String>("name", default: "Guest")
     fileprivate static let marker = DefaultsKey<Bool>("marker", default: false)
 }
 
-@Suite("SQLiteDefaultsTesting: the temporary store, the change collector and eventually")
+@Suite("SQLiteDefaultsTesting: the temporary store, the change collector and eventually", .offThePool)
 struct SQLiteDefaultsTestingTests {
     @Test("a temporary store lives in a directory of its own, removed on close")
     func temporaryStoreIsRemovedOnClose() throws {

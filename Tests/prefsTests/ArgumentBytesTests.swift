@@ -3,11 +3,12 @@ import ChildProcesses
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Arguments whose bytes are not UTF-8 are refused (one line, exit 64, nothing done), never
 /// silently turned into U+FFFD (issue 46: repro 45). A shell passes the raw bytes: `Process`
 /// takes `String`s, which cannot hold them.
-@Suite("prefs refuses arguments that are not UTF-8", .requiresSQLiteShell)
+@Suite("prefs refuses arguments that are not UTF-8", .offThePool, .requiresSQLiteShell)
 struct ArgumentBytesTests {
     /// Runs `prefs --db DATABASE` followed by `arguments`, each given as printf(1) escapes
     /// (`k\377`), through /bin/sh so the raw bytes reach prefs.

@@ -9,11 +9,12 @@ import Glibc
 import Musl
 #elseif canImport(Darwin)
 import Darwin
+import TestScheduling
 #endif
 
 /// `--reason` and `PREFS_ACTOR` on the five commands that write, seen in `prefs history --json`
 /// as an operator would look: who made each change and why.
-@Suite("prefs: who and why (--reason, PREFS_ACTOR)")
+@Suite("prefs: who and why (--reason, PREFS_ACTOR)", .offThePool)
 struct AttributionTests {
     /// `prefs history --json` parsed, newest first.
     static func history(_ database: String, _ arguments: [String] = []) async throws -> [[String: Any]] {
@@ -120,7 +121,7 @@ struct AttributionTests {
 }
 
 /// `prefs write|delete KEY --if-seq N`: no lost updates between operators and scripts.
-@Suite("prefs: conditional writes (--if-seq)")
+@Suite("prefs: conditional writes (--if-seq)", .offThePool)
 struct ConditionalWriteTests {
     /// The key's version: the seq of its newest change in `prefs history --json`.
     static func version(_ database: String, _ key: String) async throws -> Int64 {

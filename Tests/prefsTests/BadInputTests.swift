@@ -2,8 +2,9 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("prefs bad input: one line on stderr starting with 'prefs: ', non-zero exit, nothing lost", .requiresSQLiteShell)
+@Suite("prefs bad input: one line on stderr starting with 'prefs: ', non-zero exit, nothing lost", .offThePool, .requiresSQLiteShell)
 struct BadInputTests {
     static let badValues: [(type: String, value: String)] = [
         ("bool", "maybe"), ("bool", ""),

@@ -2,11 +2,12 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// NFC "café" (63 61 66 C3 A9) and NFD "café" (63 61 66 65 CC 81) are equal Swift `String`s but
 /// two rows to SQLite. Every command looks a key's declaration up by its bytes, so one twin's
 /// declaration never speaks for the other (issue 46: repro 41 and 42).
-@Suite("canonically equivalent keys are two keys", .requiresSQLiteShell)
+@Suite("canonically equivalent keys are two keys", .offThePool, .requiresSQLiteShell)
 struct CanonicalTwinTests {
     static let nfc = "caf\u{E9}"
     static let nfd = "cafe\u{301}"

@@ -2,10 +2,11 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// `--if-seq 0` is "create only" even for a key whose every history entry was pruned: its
 /// version survives pruning (issue 46: repro 44).
-@Suite("--if-seq across a pruned history", .requiresSQLiteShell)
+@Suite("--if-seq across a pruned history", .offThePool, .requiresSQLiteShell)
 struct ConditionalWritePruningTests {
     @Test("--if-seq 0 refuses a stable key whose only change was pruned; its version is still that change's")
     func createOnlyAfterPruning() async throws {

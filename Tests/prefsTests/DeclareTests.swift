@@ -2,8 +2,9 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("prefs declare, undeclare, describe; write, read and list of declared keys")
+@Suite("prefs declare, undeclare, describe; write, read and list of declared keys", .offThePool)
 struct DeclareTests {
     @Test("declare from the shell, then write infers the type and refuses what does not fit")
     func declareThenWrite() async throws {

@@ -2,6 +2,7 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 private func nested(_ depth: Int) -> String {
     String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
@@ -9,7 +10,7 @@ private func nested(_ depth: Int) -> String {
 
 /// `prefs declare --allowed/--allow`, the one JSON depth limit at every door, a declaration of
 /// a type prefs does not know, and how a declared bool reads.
-@Suite("prefs: allowed values, JSON depth, unknown declared types, bool words")
+@Suite("prefs: allowed values, JSON depth, unknown declared types, bool words", .offThePool)
 struct DeclaredKeyDisplayTests {
     @Test("--allowed refuses empty and space-padded entries, for every type alike, and declares nothing")
     func allowedEntriesAreChecked() async throws {

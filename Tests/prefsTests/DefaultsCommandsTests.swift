@@ -9,11 +9,12 @@ import Glibc
 import Musl
 #elseif canImport(Darwin)
 import Darwin
+import TestScheduling
 #endif
 
 /// The commands that make `prefs` a complete `defaults(1)`: --version, domains, read-type,
 /// rename, delete --all, export FILE, PREFS_DB, and the shell completion scripts.
-@Suite("prefs completes defaults(1)", .requiresSQLiteShell)
+@Suite("prefs completes defaults(1)", .offThePool, .requiresSQLiteShell)
 struct DefaultsCommandsTests {
     @Test("--version prints the version and the SQLite it runs on, and exits 0")
     func version() async throws {

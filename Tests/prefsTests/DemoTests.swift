@@ -1,8 +1,9 @@
 #if Prefs
 import Foundation
 import Testing
+import TestScheduling
 
-@Suite("prefs demo", .requiresSQLiteShell)
+@Suite("prefs demo", .offThePool, .requiresSQLiteShell)
 struct DemoTests {
     // The ten-second limit is the demo's own: it fails itself past it. The test does not time
     // the process from outside, where spawning under a loaded CI machine adds noise.

@@ -9,11 +9,12 @@ import Glibc
 import Musl
 #elseif canImport(Darwin)
 import Darwin
+import TestScheduling
 #endif
 
 /// `export FILE` writes what FILE names without replacing what FILE is: a link is
 /// written through to its target, a FIFO or device is written as a stream, a directory refused.
-@Suite("export FILE: what the path is")
+@Suite("export FILE: what the path is", .offThePool)
 struct ExportTargetTests {
     private static func database(in directory: TemporaryDirectory) async throws -> String {
         let database = directory.path("db.sqlite")

@@ -2,9 +2,10 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// `prefs flags load|eval|list`, run as the real binary.
-@Suite struct FlagsCommandTests {
+@Suite(.offThePool) struct FlagsCommandTests {
     static let flagSet = #"""
         {"$evaluators": {"staff": {"ends_with": [{"var": "email"}, "@example.com"]}},
          "metadata": {"owner": "web"},

@@ -2,8 +2,9 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("prefs history and prefs revert")
+@Suite("prefs history and prefs revert", .offThePool)
 struct HistoryCommandTests {
     /// `prefs history --json` parsed: one object per change, newest first.
     private func history(_ database: String, _ arguments: [String] = []) async throws -> [[String: Any]] {

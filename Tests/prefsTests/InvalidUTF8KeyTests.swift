@@ -2,10 +2,11 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// A key that is not valid UTF-8 (only a SQL client can write one) is named by its escaped
 /// address, as `prefs list` shows it: `read`, `write` and `delete` reach that exact row.
-@Suite("Keys that are not valid UTF-8", .requiresSQLiteShell)
+@Suite("Keys that are not valid UTF-8", .offThePool, .requiresSQLiteShell)
 struct InvalidUTF8KeyTests {
     /// A database with `seed` and the row `FF 6B 65 79` = 'v'.
     static func database(in directory: TemporaryDirectory) async throws -> String {

@@ -2,10 +2,11 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// TEXT whose bytes are not valid UTF-8 (only another client can write it) goes through
 /// `prefs` unchanged, and a key that is not valid UTF-8 is never changed silently.
-@Suite("TEXT that is not valid UTF-8", .requiresSQLiteShell)
+@Suite("TEXT that is not valid UTF-8", .offThePool, .requiresSQLiteShell)
 struct InvalidUTF8Tests {
     @Test("export then import keeps TEXT 61 FF 62 byte for byte, as TEXT")
     func exportImportKeepsTheBytes() async throws {

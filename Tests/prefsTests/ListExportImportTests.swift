@@ -2,8 +2,9 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("prefs list, export, import", .requiresSQLiteShell)
+@Suite("prefs list, export, import", .offThePool, .requiresSQLiteShell)
 struct ListExportImportTests {
     /// Values of every storage class, with the edge cases an encoding could lose.
     static let tricky: [String: SQLiteValue] = [

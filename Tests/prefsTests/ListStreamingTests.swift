@@ -3,10 +3,11 @@ import Foundation
 import PrefsFormats
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// `prefs list [--prefix P]` and `prefs export` stream the table from one snapshot: the same
 /// output as before for every shape, a prefix that filters where the rows are read.
-@Suite("prefs list --prefix and a streamed export")
+@Suite("prefs list --prefix and a streamed export", .offThePool)
 struct ListStreamingTests {
     let directory: TemporaryDirectory
     let database: String

@@ -9,11 +9,12 @@ import Glibc
 import Musl
 #elseif canImport(Darwin)
 import Darwin
+import TestScheduling
 #endif
 
 /// Output that does not arrive must not end in success: every command that prints checks
 /// each write and exits non-zero with one line on standard error when it fails.
-@Suite("Failed output writes")
+@Suite("Failed output writes", .offThePool)
 struct OutputFailureTests {
     /// A database with a few keys of every class.
     private static func database(in directory: TemporaryDirectory) async throws -> String {

@@ -3,11 +3,12 @@ import Foundation
 import PrefsFormats
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// `prefs read KEY` skips ArgumentParser when its meaning is certain (`QuickReadArguments`, whose
 /// own tests list what it takes): each case prints, fails and exits exactly as the same command
 /// decided by ArgumentParser does.
-@Suite("prefs read without ArgumentParser")
+@Suite("prefs read without ArgumentParser", .offThePool)
 struct QuickReadTests {
     /// Each case as the quick path takes it, and the same command as only ArgumentParser takes it
     /// (`--db=PATH`, and `--` before the key).

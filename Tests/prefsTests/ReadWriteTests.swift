@@ -2,8 +2,9 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("prefs read, write, delete")
+@Suite("prefs read, write, delete", .offThePool)
 struct ReadWriteTests {
     /// One `write --type` case: what is typed, what is stored, what `read` prints back.
     struct TypedCase: CustomTestStringConvertible, Sendable {

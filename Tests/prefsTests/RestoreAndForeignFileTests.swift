@@ -3,10 +3,11 @@ import ChildProcesses
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// `prefs` on files that are not simply its own: a backup restored with `mv` over a file whose
 /// watcher was killed, another program's database, a file others can write.
-@Suite("Restores and foreign files", .requiresSQLiteShell)
+@Suite("Restores and foreign files", .offThePool, .requiresSQLiteShell)
 struct RestoreAndForeignFileTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

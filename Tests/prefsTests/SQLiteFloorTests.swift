@@ -2,13 +2,14 @@
 import ChildProcesses
 import Foundation
 import Testing
+import TestScheduling
 
 /// `prefs` on a SQLite older than the floor. No older library is built here (Debian's oldest
 /// source package is 3.34.1, the floor itself), so the test gives `prefs` an older version
 /// number: a small shared object, preloaded with LD_PRELOAD, answers `sqlite3_libversion()` and
 /// `sqlite3_libversion_number()` as SQLite 3.33.0 would, and leaves every other call to the real
 /// library. That is exactly what the floor check reads.
-@Suite("prefs on a SQLite older than the floor")
+@Suite("prefs on a SQLite older than the floor", .offThePool)
 struct SQLiteFloorTests {
     @Test("is refused at open with one line naming both versions, and nothing is created",
           .enabled(if: ChildProcess.findOnPath("cc") != nil, "needs a C compiler (cc) to build the version shim"))

@@ -2,10 +2,11 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// A key declared `--secret`: its value is printed by `read` and `export --include-secrets`
 /// alone, and the file keeps it in the `defaults` row alone.
-@Suite("prefs: secret keys", .requiresSQLiteShell)
+@Suite("prefs: secret keys", .offThePool, .requiresSQLiteShell)
 struct SecretTests {
     static let plaintext = "s3cr3t-PLAINTEXT-token"
     static let older = "older-PLAINTEXT-token"

@@ -1,10 +1,11 @@
 #if Prefs
 import Foundation
 import Testing
+import TestScheduling
 
 /// Arguments are checked before anything is opened: a refused command leaves no database
 /// behind.
-@Suite("Arguments checked before opening")
+@Suite("Arguments checked before opening", .offThePool)
 struct ValidationOrderTests {
     @Test("an empty key is refused before the database is created", arguments: [
         ["write", "", "v"],

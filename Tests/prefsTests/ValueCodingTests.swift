@@ -2,9 +2,10 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// The codings behind the commands, case by case, through the binary.
-@Suite("value coding: export JSON, JSON parsing, ISO 8601 dates, REAL text")
+@Suite("value coding: export JSON, JSON parsing, ISO 8601 dates, REAL text", .offThePool)
 struct ValueCodingTests {
     static let encodings: [(SQLiteValue, String)] = [
         (.integer(0), "0"),

@@ -7,12 +7,13 @@ import Testing
 import Glibc
 #elseif canImport(Musl)
 import Musl
+import TestScheduling
 #endif
 
 /// A live `prefs watch` (no --since) never stops for the history: a burst larger than the
 /// history keeps is announced and skipped; `--since` keeps its promise, every change or a
 /// named error (issue 46: repro 46 and 51).
-@Suite("watch across a burst the history cannot keep", .requiresSQLiteShell)
+@Suite("watch across a burst the history cannot keep", .offThePool, .requiresSQLiteShell)
 struct WatchBurstTests {
     /// Keeps 100 changes, then commits `count` new keys in one transaction.
     private static func burst(_ database: String, count: Int) async throws {

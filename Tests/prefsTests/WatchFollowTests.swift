@@ -9,11 +9,12 @@ import Glibc
 import Musl
 #elseif canImport(Darwin)
 import Darwin
+import TestScheduling
 #endif
 
 /// `prefs watch` never keeps running deaf: it follows a database file replaced at its path,
 /// and a watcher that was stopped hears what committed meanwhile.
-@Suite("watch follows its file", .requiresSQLiteShell)
+@Suite("watch follows its file", .offThePool, .requiresSQLiteShell)
 struct WatchFollowTests {
     @Test("a database moved over the watched one: one stderr line, the differing keys, then later changes")
     func followsAReplacedFile() async throws {

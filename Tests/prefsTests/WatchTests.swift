@@ -9,12 +9,13 @@ import Glibc
 import Musl
 #elseif canImport(Darwin)
 import Darwin
+import TestScheduling
 #endif
 
 /// `prefs watch` runs as a child process with `--ready`, which prints `ready` on standard
 /// error once its subscription is in place; each test waits for that line before writing,
 /// then waits (up to 10 s, returning as soon as it arrives) for the output line it expects.
-@Suite("prefs watch", .requiresSQLiteShell)
+@Suite("prefs watch", .offThePool, .requiresSQLiteShell)
 struct WatchTests {
     @Test("watch --json prints a write made by another prefs process, then exits 0 on SIGINT")
     func seesOtherProcess() async throws {

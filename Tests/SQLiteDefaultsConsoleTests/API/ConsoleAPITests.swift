@@ -7,8 +7,9 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
-@Suite("Console JSON API")
+@Suite("Console JSON API", .offThePool)
 struct ConsoleAPITests {
     @Test("GET /api/keys lists every stored key with its value, text, type and storage class", arguments: ConsoleMount.all)
     func listsKeys(mount: ConsoleMount) async throws {
@@ -227,7 +228,7 @@ struct ConsoleAPITests {
     }
 }
 
-@Suite("Console edges")
+@Suite("Console edges", .offThePool)
 struct ConsoleEdgeTests {
     @Test("The database replaced underneath: writes get 503 naming the replacement, and neither file changes", arguments: ConsoleMount.all)
     func databaseReplaced(mount: ConsoleMount) async throws {
@@ -255,7 +256,7 @@ struct ConsoleEdgeTests {
     }
 }
 
-@Suite("Console and declared keys")
+@Suite("Console and declared keys", .offThePool)
 struct ConsoleDeclaredKeyTests {
     static func declaredFixture(mount: ConsoleMount) throws -> ConsoleFixture {
         let fixture = try ConsoleFixture(mount: mount)

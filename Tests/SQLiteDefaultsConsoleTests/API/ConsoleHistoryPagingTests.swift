@@ -7,8 +7,9 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
-@Suite("Console history paging")
+@Suite("Console history paging", .offThePool)
 struct ConsoleHistoryPagingTests {
     @Test("a page holds 500 entries unless limit says, at most 5,000 whatever it asks; after=SEQ (or before=SEQ) pages on; a full page names the next cursor in X-History-Next and Link", arguments: ConsoleMount.all)
     func pages(mount: ConsoleMount) async throws {

@@ -7,8 +7,9 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
-@Suite("Console history API")
+@Suite("Console history API", .offThePool)
 struct ConsoleHistoryTests {
     /// `timeout` set to 30, then 45, then removed; `other` set to 1: four changes, newest last.
     static func fixtureWithChanges(mount: ConsoleMount) throws -> ConsoleFixture {

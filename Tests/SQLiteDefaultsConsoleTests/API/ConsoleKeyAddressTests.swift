@@ -7,8 +7,9 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
-@Suite("Console key addressing")
+@Suite("Console key addressing", .offThePool)
 struct ConsoleKeyAddressTests {
     static let awkwardKeys = [".", "..", "/", "a/b", "%", "100%25", "ends.", "?", "#", "a?b#c", "x&key=y", "+ +", "ключ"]
 

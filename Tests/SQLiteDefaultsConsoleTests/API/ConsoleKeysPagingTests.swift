@@ -7,10 +7,11 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// `GET api/keys?prefix=P&contains=S&limit=N&after=KEY`: pages in key order with a `next`
 /// cursor, filters applied by the server, and the edges a cursor meets.
-@Suite("Console key list paging")
+@Suite("Console key list paging", .offThePool)
 struct ConsoleKeysPagingTests {
     /// One answer of the list: its keys (as the API names them), `next` and `nextHex`.
     struct Page {

@@ -6,11 +6,12 @@ import NIOCore
 import SQLiteDefaults
 @testable import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// `GET api/openapi.json` kept true: the document each mount serves lists exactly the route
 /// table's operations, and every status a real request provokes is declared for its operation,
 /// with a body of the declared shape.
-@Suite("Console OpenAPI document")
+@Suite("Console OpenAPI document", .offThePool)
 struct ConsoleOpenAPITests {
     static let admin = ConsoleTokens.newToken(), reader = ConsoleTokens.newToken()
     static let prefix = "admin/prefs"

@@ -7,11 +7,12 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// `If-Match: "0"` is "create only" (issue 46, finding 44): a key whose only change the history
 /// pruned still has its version, so the console refuses to overwrite it (412, the current
 /// entry) and the version it lists still writes.
-@Suite("Console: a key's version survives pruning")
+@Suite("Console: a key's version survives pruning", .offThePool)
 struct ConsolePrunedVersionTests {
     @Test("If-Match \"0\" on a stored key whose history was pruned is 412 and writes nothing; its listed seq writes",
           arguments: ConsoleMount.all)

@@ -7,11 +7,12 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// Requests that say one thing in a form that could be read two ways are refused (400) and
 /// change nothing: a signed or padded version in `If-Match`, a member given twice in a body, a
 /// query item that does not percent-decode to UTF-8.
-@Suite("Console requests read one way only")
+@Suite("Console requests read one way only", .offThePool)
 struct ConsoleRequestStrictnessTests {
     static func ifMatch(_ tag: String) -> HTTPFields {
         jsonHeaders(extra: [HTTPField.Name("If-Match")!: tag])

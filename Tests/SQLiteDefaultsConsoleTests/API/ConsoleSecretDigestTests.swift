@@ -7,12 +7,13 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// A secret's digest is no oracle: it is keyed by the key as well as the value, and only a
 /// principal that may read or write that key (an admin, a writer within its prefixes) sees it,
 /// in `api/history` and in `api/keys`'
 /// last change.
-@Suite("Console: a secret's digest is shown only to who may read or write the key")
+@Suite("Console: a secret's digest is shown only to who may read or write the key", .offThePool)
 struct ConsoleSecretDigestTests {
     struct Served {
         let fixture: ConsoleFixture

@@ -7,8 +7,9 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
-@Suite("Console: its handlers leave SQLite to the store's thread")
+@Suite("Console: its handlers leave SQLite to the store's thread", .offThePool)
 struct ConsoleStoreThreadTests {
     @Test("PUT, DELETE, the listing and the history step no statement on the cooperative pool", arguments: ConsoleMount.all)
     func handlersStepNoStatementOnThePool(mount: ConsoleMount) async throws {

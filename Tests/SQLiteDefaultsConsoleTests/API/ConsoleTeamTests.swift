@@ -7,6 +7,7 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// An app's own middleware says who its user is: the mounted console records that name as the
 /// actor and applies that principal's role.
@@ -18,7 +19,7 @@ struct AppUserMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-@Suite("Console operated by a team, mounted in an app")
+@Suite("Console operated by a team, mounted in an app", .offThePool)
 struct ConsoleTeamTests {
     static func mounted(_ principal: ConsolePrincipal) throws -> (ConsoleFixture, Application<RouterResponder<BasicRequestContext>>) {
         let fixture = try ConsoleFixture()

@@ -6,12 +6,13 @@ import HummingbirdTesting
 import NIOCore
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// A secret key and its canonically equivalent twin ("pé" as one code point, and "pe" + U+0301)
 /// are two keys: the twin is neither masked nor given the secret's declared type anywhere the
 /// console shows keys — the list, one key, the history. Keyed by `String`, it was masked
 /// (harmless) and took the secret's type in the history (wrong).
-@Suite("Console: a secret's canonically equivalent twin is its own key")
+@Suite("Console: a secret's canonically equivalent twin is its own key", .offThePool)
 struct ConsoleTwinSecrecyTests {
     static let composed = "p\u{E9}", decomposed = "pe\u{301}"
 

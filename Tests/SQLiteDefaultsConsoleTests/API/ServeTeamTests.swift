@@ -3,10 +3,11 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Operated by a team, through the binary and HTTP: who and why on every console write,
 /// conditional writes (`If-Match`, 412), secrets masked everywhere but an admin's reveal.
-@Suite("prefs serve operated by a team: actor and reason, If-Match, secrets", .slowTier)
+@Suite("prefs serve operated by a team: actor and reason, If-Match, secrets", .offThePool, .slowTier)
 struct ServeTeamTests {
     typealias Tokens = ServeCommandTokensTests
 

@@ -4,10 +4,11 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// The edges of `Last-Event-ID`: a position newer than the file's newest change, and ids that
 /// name no position at all (issue 46).
-@Suite("Console event stream: Last-Event-ID edges")
+@Suite("Console event stream: Last-Event-ID edges", .offThePool)
 struct EventResumeEdgeTests {
     /// The first event (`event:` and `data:`) on `connection`; nil at the deadline.
     private static func firstEvent(_ connection: RawHTTPConnection) throws -> (event: String?, data: String)? {

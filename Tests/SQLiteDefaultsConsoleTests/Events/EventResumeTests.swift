@@ -7,10 +7,11 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// The event stream names each event by its history sequence (`id:`), and a client that comes
 /// back with `Last-Event-ID` receives exactly what it missed, or `event: compacted`.
-@Suite("Console event stream: ids and resuming")
+@Suite("Console event stream: ids and resuming", .offThePool)
 struct EventResumeTests {
     /// Reads `id:`/`event:`/`data:` lines until a blank line ends one event; nil at the deadline.
     /// Keep-alive comments do not count as events: `deadline`, when given, bounds the wait for one.

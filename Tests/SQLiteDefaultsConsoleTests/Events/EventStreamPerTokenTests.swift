@@ -4,11 +4,12 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// Event streams stay open for hours and the server's connections are bounded: one token holds
 /// at most `eventStreamsPerToken` streams, so no token holder can take every connection (issue
 /// 46, a sibling of finding 40: "every table with a global cap").
-@Suite("Console event stream: streams per token")
+@Suite("Console event stream: streams per token", .offThePool)
 struct EventStreamPerTokenTests {
     static let reader = ConsoleTokens.newToken(), other = ConsoleTokens.newToken()
 

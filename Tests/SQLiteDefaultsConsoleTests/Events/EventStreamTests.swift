@@ -7,8 +7,9 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
-@Suite("Console event stream", .serialized)
+@Suite("Console event stream", .offThePool, .serialized)
 struct EventStreamTests {
     /// Opens `GET /api/events` on a live server and reads its head.
     static func openStream(port: Int) throws -> RawHTTPConnection {

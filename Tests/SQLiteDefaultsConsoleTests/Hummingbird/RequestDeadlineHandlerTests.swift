@@ -5,10 +5,11 @@ import NIOEmbedded
 import NIOHTTPTypes
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// The deadlines that an idle timer leaves open, on an embedded channel whose clock the test
 /// moves: a body trickled byte by byte, a response the client does not read.
-@Suite("Request deadlines: slow bodies and unread responses")
+@Suite("Request deadlines: slow bodies and unread responses", .offThePool)
 struct RequestDeadlineHandlerTests {
     static func channel() throws -> EmbeddedChannel {
         let channel = EmbeddedChannel(handler: RequestDeadlineHandler(bodyTimeout: .seconds(15), writeTimeout: .seconds(15)))

@@ -7,9 +7,10 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// Roles and prefixes in the console's middleware and routes, in process.
-@Suite("Console security: roles and key prefixes")
+@Suite("Console security: roles and key prefixes", .offThePool)
 struct ConsoleSecurityRolesTests {
     static let admin = ConsoleTokens.newToken(), reader = ConsoleTokens.newToken()
     static let dotted = ConsoleTokens.newToken(), bare = ConsoleTokens.newToken(), anyKey = ConsoleTokens.newToken()

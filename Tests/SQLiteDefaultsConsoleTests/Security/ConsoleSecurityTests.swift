@@ -7,8 +7,9 @@ import HummingbirdTesting
 import SQLiteDefaults
 import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
-@Suite("Console security rules")
+@Suite("Console security rules", .offThePool)
 struct ConsoleSecurityTests {
     static let token = "t0ken-with spaces&symbols"
     static let host = "127.0.0.1:8765"

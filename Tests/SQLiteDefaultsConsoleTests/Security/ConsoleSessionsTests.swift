@@ -5,10 +5,11 @@ import Hummingbird
 import HummingbirdTesting
 @testable import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// The session table is bounded per token: no token holder can end another's sessions by
 /// opening its own.
-@Suite("Console sessions, bounded per token")
+@Suite("Console sessions, bounded per token", .offThePool)
 struct ConsoleSessionsTests {
     static func credential(_ name: String, _ role: ConsoleRole = .read) -> ConsoleCredential {
         ConsoleCredential(entry: ConsoleTokens.Entry(name: name, role: role, token: "token-of-" + name), source: .configured)

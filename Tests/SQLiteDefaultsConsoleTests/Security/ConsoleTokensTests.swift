@@ -4,8 +4,9 @@ import Foundation
 import SQLiteDefaultsConsole
 import Synchronization
 import Testing
+import TestScheduling
 
-@Suite("Console tokens: the type and its file")
+@Suite("Console tokens: the type and its file", .offThePool)
 struct ConsoleTokensTests {
     /// A line of a tokens file for `name` with `role`, holding `token`.
     static func line(_ name: String, _ role: ConsoleRole = .read, prefixes: [String] = [], token: String = ConsoleTokens.newToken()) -> String {

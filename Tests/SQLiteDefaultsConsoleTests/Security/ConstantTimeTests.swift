@@ -1,9 +1,10 @@
 #if Console && Prefs
 @testable import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// The token comparison: equal only for the same bytes, whatever the lengths.
-@Suite("Console token comparison")
+@Suite("Console token comparison", .offThePool)
 struct ConstantTimeTests {
     @Test func equalOnlyForTheSameBytes() {
         let token = Array("s3cret-token".utf8)

@@ -1,9 +1,10 @@
 #if Console && Prefs
 @testable import SQLiteDefaultsConsole
 import Testing
+import TestScheduling
 
 /// The `/proc/net/tcp{,6}` reader, on sample text from a little-endian machine (x86-64, arm64).
-@Suite("Socket owners from /proc/net/tcp")
+@Suite("Socket owners from /proc/net/tcp", .offThePool)
 struct SocketOwnerTableTests {
     static let tcp = """
           sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode

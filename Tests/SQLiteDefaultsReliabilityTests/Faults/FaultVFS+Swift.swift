@@ -4,6 +4,7 @@ import FaultVFS
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// The suites that use the fault VFS, one at a time: it watches one directory at a time.
 ///
@@ -12,7 +13,7 @@ import Testing
 /// suite 59 → 316 s, the whole run 222 → 336 s (three fleet syncs also missed their 60 s
 /// deadline to connect in that run, as some did in a later run without it). One after the
 /// other, the power loss suite runs at the end of the run, when the other suites are done.
-@Suite("Faults", .serialized)
+@Suite("Faults", .offThePool, .serialized)
 struct FaultTests {}
 
 /// The test VFS (Tests/FaultVFS) from Swift: installed once as SQLite's default VFS, so every

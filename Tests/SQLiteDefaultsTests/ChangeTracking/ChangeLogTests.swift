@@ -2,8 +2,9 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("The change log stays bounded and gaps are recovered", .requiresSQLiteShell)
+@Suite("The change log stays bounded and gaps are recovered", .offThePool, .requiresSQLiteShell)
 struct ChangeLogTests {
     @Test func theLogIsPrunedAsWritesGoOn() async throws {
         let directory = try TemporaryDirectory()

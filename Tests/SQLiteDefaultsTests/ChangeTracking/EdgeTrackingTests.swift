@@ -3,11 +3,12 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 /// DESIGN "Change tracking at the edges": links, values SQLite
 /// cannot hold, restores, pruning gaps, progress after work, reads without a monitor, and the
 /// polling fallback. Real files, real processes, the `sqlite3` shell.
-@Suite("Change tracking at the edges", .requiresSQLiteShell)
+@Suite("Change tracking at the edges", .offThePool, .requiresSQLiteShell)
 struct EdgeTrackingTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 private let timeout = DefaultsKey<Int>("timeout", default: 30)
 private let theme = DefaultsKey<String>("theme", default: "light")
@@ -9,7 +10,7 @@ private let theme = DefaultsKey<String>("theme", default: "light")
 /// The writer recorded by the change log's own triggers (migration 8): this library's
 /// connections answer `sqlite_source_id()` with their identity; every other client's is
 /// SQLite's built-in, and its entries name no writer.
-@Suite("History's writer, recorded by the trigger", .requiresSQLiteShell)
+@Suite("History's writer, recorded by the trigger", .offThePool, .requiresSQLiteShell)
 struct WriterIdentityTests {
     @Test func removalsAndRenamesByThisLibraryNameThisProcess() throws {
         let directory = try TemporaryDirectory()
@@ -125,7 +126,7 @@ struct WriterIdentityTests {
 
 /// The identity text is written by hand (no JSONEncoder at open); it must stay the text
 /// JSONEncoder gives, byte for byte, so files written before and after read alike.
-@Suite("The writer's identity text")
+@Suite("The writer's identity text", .offThePool)
 struct WriterIdentityTextTests {
     private struct Identity: Encodable {
         let pid: Int32?

@@ -3,10 +3,11 @@ import Foundation
 import SQLiteDefaults
 import Synchronization
 import Testing
+import TestScheduling
 
 /// TEXT that another client wrote as bytes that are not valid UTF-8: kept byte for byte,
 /// never replaced with U+FFFD, and rows whose key is such bytes can still be removed.
-@Suite("TEXT that is not valid UTF-8", .requiresSQLiteShell)
+@Suite("TEXT that is not valid UTF-8", .offThePool, .requiresSQLiteShell)
 struct InvalidUTF8TextTests {
     private let raw = DefaultsKey<SQLiteValue?>("k")
 

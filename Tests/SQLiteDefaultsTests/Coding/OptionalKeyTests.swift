@@ -2,12 +2,13 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Optional keys pick the wrapped type's coding, whichever initializer form declares them: a
 /// type that is both `RawRepresentable` and `Codable` is stored as its raw value, with or
 /// without a `default:` argument (before, `default: .fast` chose the plain `Codable`
 /// initializer and stored JSON text).
-@Suite("Optional keys", .requiresSQLiteShell)
+@Suite("Optional keys", .offThePool, .requiresSQLiteShell)
 struct OptionalKeyTests {
     enum Mode: String, Codable, Sendable { case fast, safe }
     enum Level: Int, Sendable { case low = 1, high = 2 }

@@ -2,8 +2,9 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("Storage is plain SQLite any tool can read", .requiresSQLiteShell)
+@Suite("Storage is plain SQLite any tool can read", .offThePool, .requiresSQLiteShell)
 struct StorageFormatTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 enum Theme: String, Sendable { case light, dark }
 enum Level: Int, Sendable { case low = 1, high = 2 }
@@ -34,7 +35,7 @@ func roundTrip<Value: Sendable>(_ key: DefaultsKey<Value>, _ value: Value, in di
     return try reopened.value(for: key)
 }
 
-@Suite("Value round trips across closing and reopening", .requiresSQLiteShell)
+@Suite("Value round trips across closing and reopening", .offThePool, .requiresSQLiteShell)
 struct ValueRoundTripTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -2,6 +2,7 @@ import CSQLiteDefaults
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// When SQLite abandons a transaction because a
 /// *read* inside it failed (an I/O, full-disk or memory error rolls the whole transaction
@@ -11,7 +12,7 @@ import Testing
 /// The memory error is real: SQLite's hard heap limit makes reading a 4 MB row fail with
 /// SQLITE_NOMEM, which rolls back the open transaction. The limit is process-wide, so the
 /// scenario runs in an exit test (a child process of its own).
-@Suite("Abandoned transactions")
+@Suite("Abandoned transactions", .offThePool)
 struct AbandonedTransactionTests {
     @Test("a read that makes SQLite abandon the transaction fails the rest of it; nothing commits piecemeal")
     func abandonedByAFailedRead() async {

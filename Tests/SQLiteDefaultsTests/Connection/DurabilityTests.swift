@@ -3,8 +3,9 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("Durability", .requiresSQLiteShell)
+@Suite("Durability", .offThePool, .requiresSQLiteShell)
 struct DurabilityTests {
     /// Starts the helper's write loop, lets it acknowledge some writes, kills it with
     /// SIGKILL, and checks that every acknowledged value is on disk.

@@ -2,11 +2,12 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// One behaviour on every SQLite from 3.34 to the newest. Scripts/sqlite-matrix.sh runs this suite
 /// (with the other SQL-facing ones) under 3.34.1, 3.40.1, 3.46.1 and the newest release, the
 /// library and the `sqlite3` shell alike; each test names the version it ran on.
-@Suite("Every SQLite from 3.34: one behaviour", .requiresSQLiteShell)
+@Suite("Every SQLite from 3.34: one behaviour", .offThePool, .requiresSQLiteShell)
 struct SQLiteCompatibilityTests {
     /// A store with one key declared of each kind a refusal can meet.
     private func declaredStore() throws -> (TemporaryDirectory, DefaultsStore) {

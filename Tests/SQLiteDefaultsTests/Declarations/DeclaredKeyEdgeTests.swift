@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 private func nested(_ depth: Int) -> String {
     String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
@@ -9,7 +10,7 @@ private func nested(_ depth: Int) -> String {
 
 /// Edges of declared keys: the one JSON nesting limit, and a `defaults_schema` row whose type
 /// the library does not know.
-@Suite("Declared keys: JSON depth and unknown types", .requiresSQLiteShell)
+@Suite("Declared keys: JSON depth and unknown types", .offThePool, .requiresSQLiteShell)
 struct DeclaredKeyEdgeTests {
     /// The library's check says what the database's `json_valid` says, text by text; only
     /// nesting differs by SQLite version (2,000 levels before 3.42, 1,000 since), and the

@@ -2,9 +2,10 @@ import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// The database enforces declarations for every client: here, the sqlite3 shell.
-@Suite("Declared keys: the database refuses what does not fit, from any client", .requiresSQLiteShell)
+@Suite("Declared keys: the database refuses what does not fit, from any client", .offThePool, .requiresSQLiteShell)
 struct DeclaredKeyEnforcementTests {
     /// One literal of each storage class, and which declared types take it.
     static let literals: [(sql: String, storageClass: String, accepted: Set<DefaultsValueKind>)] = [

@@ -2,8 +2,9 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("Declared keys: evolving a declaration across versions of an app")
+@Suite("Declared keys: evolving a declaration across versions of an app", .offThePool)
 struct DeclaredKeyEvolutionTests {
     static let oldTimeout = DefaultsKey<Int>("timeout", default: 30)
     static let newTimeout = DefaultsKey<Double>("timeout_seconds", default: 30, summary: "Request timeout, in seconds")

@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 enum DeclaredTheme: String, CaseIterable, Sendable { case light, dark }
 enum DeclaredLevel: Int, CaseIterable, Sendable { case low = 1, high = 5 }
@@ -27,7 +28,7 @@ func expectCode(_ code: DefaultsError.Code, sourceLocation: SourceLocation = #_s
     #expect(error?.code == code, "\(String(describing: error))", sourceLocation: sourceLocation)
 }
 
-@Suite("Declared keys: the Swift API", .requiresSQLiteShell)
+@Suite("Declared keys: the Swift API", .offThePool, .requiresSQLiteShell)
 struct DeclaredKeyTests {
     @Test("a declaration records type, Swift type, default, summary and allowed values, readable by SQL")
     func declarationIsRecorded() async throws {

@@ -3,13 +3,14 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 private let token = DefaultsKey<String>("api.token", default: "", summary: "The upstream's API token", secret: true)
 private let plainToken = DefaultsKey<String>("api.token", default: "")
 
 /// A secret key's value is kept in `defaults` alone: the history keeps that it changed, a keyed
 /// digest and a sealed copy, never the plaintext, in any table — whoever writes it.
-@Suite("Secrets in the history", .requiresSQLiteShell)
+@Suite("Secrets in the history", .offThePool, .requiresSQLiteShell)
 struct SecretTests {
     /// Every table of the file, dumped by the sqlite3 shell.
     private func dump(_ path: String) async throws -> String {

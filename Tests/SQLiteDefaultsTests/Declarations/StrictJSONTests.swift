@@ -2,12 +2,13 @@ import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// "Valid JSON" for a `json` key has one definition, written twice: in SQL (the schema's
 /// validator, for every SQL client) and in Swift (``StrictJSON``, for this library's
 /// connections). These tests keep the two equal, and say where both differ from SQLite's own
 /// `json_valid` on purpose.
-@Suite("Strict JSON: the schema's validator and StrictJSON agree", .requiresSQLiteShell)
+@Suite("Strict JSON: the schema's validator and StrictJSON agree", .offThePool, .requiresSQLiteShell)
 struct StrictJSONTests {
     static let fixed: [String] = [
         "", " ", "{}", "[]", "[", "]", "{\"a\":}", "{\"a\" 1}", "{,}", "[1,]", "[,1]", "01", "-", "1.", ".5", "1e", "1e+",

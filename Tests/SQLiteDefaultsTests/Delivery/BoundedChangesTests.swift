@@ -4,13 +4,14 @@ import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Synchronization
 import Testing
+import TestScheduling
 
 private let counter = DefaultsKey<Int>("counter", default: 0)
 private let marker = DefaultsKey<Int>("zz.marker", default: 0)
 
 /// A sequence of changes holds a bounded number of unread changes; a consumer that fell behind
 /// is told what it missed and where the history has it (issue 44, "Slow consumers, bounded").
-@Suite("changes() is bounded and says what it missed")
+@Suite("changes() is bounded and says what it missed", .offThePool)
 struct BoundedChangesTests {
     @Test("a consumer that never reads holds at most changesBufferLimit changes; the first it reads names the missed ones")
     func everyKeysChangesAreBounded() async throws {

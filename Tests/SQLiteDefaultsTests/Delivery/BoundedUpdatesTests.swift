@@ -3,12 +3,13 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 private let counter = DefaultsKey<Int>("counter", default: 0)
 
 /// A value stream holds a bounded number of unread values and always keeps the newest
 /// (issue 44, "Slow consumers, bounded").
-@Suite("updates(_:) is bounded")
+@Suite("updates(_:) is bounded", .offThePool)
 struct BoundedUpdatesTests {
     @Test("a consumer that never reads holds at most updatesBufferLimit values; reading then ends on the newest")
     func aConsumerThatStopsReadingCostsABoundedNumber() async throws {

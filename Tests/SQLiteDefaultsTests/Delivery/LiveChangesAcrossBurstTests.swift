@@ -3,6 +3,7 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 private let marker = DefaultsKey<Int>("zz.marker", default: 0)
 
@@ -10,7 +11,7 @@ private let marker = DefaultsKey<Int>("zz.marker", default: 0)
 /// process commits more changes in one transaction than the history keeps, and a store prunes
 /// them before this one reads the log, the store compares the whole table instead, and its
 /// consumers hear every key that changed, or are told how many they missed, and go on.
-@Suite("changes() across a burst the history cannot keep", .requiresSQLiteShell)
+@Suite("changes() across a burst the history cannot keep", .offThePool, .requiresSQLiteShell)
 struct LiveChangesAcrossBurstTests {
     @Test("a live consumer behind a 20,000-key import hears every key or is told how many it missed, then the next write",
           .timeLimit(.minutes(3)))

@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 struct Seen: Sendable, Equatable {
     let value: String
@@ -15,7 +16,7 @@ func collect(_ store: DefaultsStore, _ key: DefaultsKey<String>) -> (DefaultsObs
     return (token, seen)
 }
 
-@Suite("Per-key notification from every channel", .requiresSQLiteShell)
+@Suite("Per-key notification from every channel", .offThePool, .requiresSQLiteShell)
 struct NotificationTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

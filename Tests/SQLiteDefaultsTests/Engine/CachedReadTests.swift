@@ -2,11 +2,12 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// A cached `get` returns the stored value as the type the key asks for, however the cache
 /// holds it (plain values of up to two words inline in the entry, others in a box), and a key
 /// is its exact bytes, as in SQLite.
-@Suite("Cached reads")
+@Suite("Cached reads", .offThePool)
 struct CachedReadTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

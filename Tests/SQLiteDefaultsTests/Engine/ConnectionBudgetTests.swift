@@ -2,11 +2,12 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Many stores, few descriptors: each open store holds three (database, `-wal`, `-shm`), so a
 /// process keeps at most a budget of connections open and closes the least recently used idle
 /// ones, reopening them when SQL is needed. Observation goes on while a store is suspended.
-@Suite("Connection budget", .requiresSQLiteShell)
+@Suite("Connection budget", .offThePool, .requiresSQLiteShell)
 struct ConnectionBudgetTests {
     @Test("300 observed stores open under a 256-descriptor limit; a suspended one hears the shell, every one reads and writes")
     func manyStoresUnderALowDescriptorLimit() async throws {

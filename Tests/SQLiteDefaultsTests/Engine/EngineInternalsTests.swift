@@ -4,11 +4,12 @@ import Foundation
 import SQLiteDefaultsTesting
 import Synchronization
 import Testing
+import TestScheduling
 
 /// Engine behaviour with no public face: the safety poll's deadline, and the cache's
 /// tombstones. (How the safety polls of many files share an interval is the scheduler's, tested
 /// on a fake clock in MonitorSchedulerTests; the real monitor's timing is for Benchmarks/.)
-@Suite("Engine internals")
+@Suite("Engine internals", .offThePool)
 struct EngineInternalsTests {
     @Test("unrelated events in the directory never postpone a file's safety poll")
     func unrelatedEventsDoNotPostponeTheSafetyPoll() async throws {

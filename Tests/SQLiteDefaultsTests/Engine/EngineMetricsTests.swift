@@ -3,10 +3,11 @@ import Foundation
 import MetricsTestKit
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// The engine's swift-metrics (DESIGN "The fleet, across a real network": commits, external
 /// changes detected, the monitor's look latency), through a test backend.
-@Suite("Engine metrics")
+@Suite("Engine metrics", .offThePool)
 struct EngineMetricsTests {
     @Test("commits count committed writes; a change by another connection counts once and times a look")
     func commitsExternalChangesAndLooks() async throws {

@@ -3,6 +3,7 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 private let name = DefaultsKey<String>("name", default: "")
 private let marker = DefaultsKey<String?>("marker")
@@ -10,7 +11,7 @@ private let marker = DefaultsKey<String?>("marker")
 /// Other connections' changes are applied from the values the change log keeps; the rows are
 /// read only where the log does not hold the value. Each case ends with the value a fresh read
 /// of the file gives.
-@Suite("External changes: values from the log", .requiresSQLiteShell)
+@Suite("External changes: values from the log", .offThePool, .requiresSQLiteShell)
 struct ExternalValuesFromLogTests {
     @Test func aBurstOfManyKeysArrivesWithEachKeysFinalValue() async throws {
         let temporary = try TemporaryDefaultsStore()

@@ -2,10 +2,11 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Files that are not the store's to change: another program's database, files other users
 /// could have written, files opened only to be read, paths that cannot hold a database.
-@Suite("Foreign files", .requiresSQLiteShell)
+@Suite("Foreign files", .offThePool, .requiresSQLiteShell)
 struct ForeignFileTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

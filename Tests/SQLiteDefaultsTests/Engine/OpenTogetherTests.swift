@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Starts `processes` helpers at once, each opening `database` (which does not exist yet) and
 /// writing its own key; returns the failures (status and what it said), empty when all succeeded.
@@ -17,7 +18,7 @@ private func openTogether(_ database: String, processes: Int) async throws -> [S
     return failures
 }
 
-@Suite("Engine: processes that open one new file at once")
+@Suite("Engine: processes that open one new file at once", .offThePool)
 struct OpenTogetherTests {
     /// Eight processes on each new file: creating it, switching it to WAL and migrating wait
     /// for each other under the busy timeout (SQLite answers SQLITE_BUSY at once, without its
@@ -38,10 +39,9 @@ struct OpenTogetherTests {
         try await rounds(4)
     }
 
-    /// 1,200 processes: runs alone (`SQLITEDEFAULTS_ALONE=1`, as .ci/run runs it after the slow
-    /// tier), since on two cores their start-ups starve the other suites' deadlines.
-    @Test(.slowTier, .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
-                              "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --enable-all-traits --filter OpenTogetherTests"))
+    /// 1,200 processes, in the slow tier (it once ran alone: the other suites' synchronous test
+    /// bodies then held the cooperative pool, and these start-ups pushed them past their deadlines).
+    @Test(.slowTier)
     func eightProcessesOpenANewFileTogetherManyTimes() async throws {
         try await rounds(150)
     }

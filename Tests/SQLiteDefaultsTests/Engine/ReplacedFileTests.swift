@@ -2,12 +2,13 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// A database file replaced under a running store (a copy moved over it). SQLite never
 /// checkpoints a moved database, so the old file's `-wal` stays beside the new one: the store
 /// reports `.databaseReplaced`, refuses writes that would be lost, and leaves both files as they
 /// are — the replacement's own data is intact once the stale `-wal` is moved away.
-@Suite("Replaced database file")
+@Suite("Replaced database file", .offThePool)
 struct ReplacedFileTests {
     @Test("a database moved over the open one: .databaseReplaced, writes refused, both files untouched")
     func aReplacementIsReportedAndLeftUntouched() async throws {

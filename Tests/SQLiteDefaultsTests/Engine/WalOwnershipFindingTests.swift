@@ -1,10 +1,11 @@
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// A finding of `integrity_check` through a crashed writer's log is either damage (the log may
 /// be set aside) or a page SQLite could not read (the disk failing: the open fails and the log
 /// stays). SQLite words the second in two ways.
-@Suite("The log guard tells a failed read from damage")
+@Suite("The log guard tells a failed read from damage", .offThePool)
 struct WalOwnershipFindingTests {
     @Test("a b-tree page, a free-list page and a pointer-map page that could not be read are I/O errors")
     func unreadablePages() {

@@ -3,13 +3,14 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 private let count = DefaultsKey<Int>("count", default: 0)
 private let marker = DefaultsKey<String?>("marker")
 
 /// The change feed at its edges: a file restored from an older backup, a file replaced, the
 /// fleet's rows, a large import, and the history pruned while a feed reads.
-@Suite("Change feed: edges", .requiresSQLiteShell)
+@Suite("Change feed: edges", .offThePool, .requiresSQLiteShell)
 struct ChangeFeedEdgeTests {
     @Test("a backup restored under a feed that was past its newest change ends the feed with .historyRewound")
     func restoreOfAnOlderFileRewinds() async throws {

@@ -3,10 +3,11 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 /// A feed asked for a position newer than the file's newest change names the oldest change the
 /// file keeps, as a compacted history does, so a consumer knows where to start again (issue 46).
-@Suite("Change feed: a position ahead of the file")
+@Suite("Change feed: a position ahead of the file", .offThePool)
 struct ChangeFeedRewoundTests {
     @Test("historyRewound carries the oldest kept sequence; starting before it reads every kept change")
     func rewoundNamesTheOldestKept() async throws {

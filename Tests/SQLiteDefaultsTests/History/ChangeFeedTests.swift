@@ -3,13 +3,14 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 private let count = DefaultsKey<Int>("count", default: 0)
 private let marker = DefaultsKey<String?>("marker")
 
 /// `changes(since:)`: every committed change after a position, in order, never coalesced, then
 /// live; an explicit error when the position is gone or ahead of the file.
-@Suite("Change feed", .requiresSQLiteShell)
+@Suite("Change feed", .offThePool, .requiresSQLiteShell)
 struct ChangeFeedTests {
     /// Reads `feed` until `stop` holds for an element (included), with a generous deadline.
     private func collect(_ feed: DefaultsChangeFeed, until stop: @escaping @Sendable (DefaultsHistoryEntry<SQLiteValue>) -> Bool)

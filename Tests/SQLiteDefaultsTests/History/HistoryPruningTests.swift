@@ -2,13 +2,14 @@ import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 private let first = DefaultsKey<Int>("first", default: 0)
 private let second = DefaultsKey<Int>("second", default: 0)
 
 /// Pruning keeps at least the length the file asks for, counts superseded entries out, and
 /// never reads the entries it keeps (migration 0009).
-@Suite("History: pruning", .requiresSQLiteShell)
+@Suite("History: pruning", .offThePool, .requiresSQLiteShell)
 struct HistoryPruningTests {
     /// A store on a new file that keeps its newest 100 changes (the shortest length).
     private func storeKeeping100() throws -> (TemporaryDirectory, DefaultsStore) {

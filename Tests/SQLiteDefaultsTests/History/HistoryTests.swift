@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 private let timeout = DefaultsKey<Int>("timeout", default: 30)
 private let ratio = DefaultsKey<Double>("ratio", default: 1)
@@ -19,7 +20,7 @@ private func code(of body: () throws -> some Any) -> DefaultsError.Code? {
     }
 }
 
-@Suite("History: who changed what, and when", .requiresSQLiteShell)
+@Suite("History: who changed what, and when", .offThePool, .requiresSQLiteShell)
 struct HistoryTests {
     @Test func aSetIsRecordedWithValueTimeAndThisProcessAsWriter() throws {
         let directory = try TemporaryDirectory()

@@ -2,8 +2,9 @@ import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("Migrations: the files in Migrations/ are what runs", .requiresSQLiteShell)
+@Suite("Migrations: the files in Migrations/ are what runs", .offThePool, .requiresSQLiteShell)
 struct MigrationTests {
     // Tests/SQLiteDefaultsTests/Migration/MigrationTests.swift → the package's Migrations/.
     static let migrationsDirectory = URL(fileURLWithPath: #filePath)

@@ -2,8 +2,9 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("Migrations/schema.sql is the schema of a new file", .requiresSQLiteShell)
+@Suite("Migrations/schema.sql is the schema of a new file", .offThePool, .requiresSQLiteShell)
 struct SchemaFileTests {
     static let schemaFile = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

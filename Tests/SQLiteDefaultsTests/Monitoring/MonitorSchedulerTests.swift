@@ -1,8 +1,9 @@
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// The monitor's scheduler on a fake clock: "now" is a number the test moves, nothing sleeps.
-@Suite("Monitor scheduler")
+@Suite("Monitor scheduler", .offThePool)
 struct MonitorSchedulerTests {
     typealias Scheduler = MonitorScheduler
     static let ms: UInt64 = 1_000_000

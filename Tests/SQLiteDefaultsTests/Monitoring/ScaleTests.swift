@@ -2,10 +2,11 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// DESIGN "One monitor per process": one inotify instance for every store of a process, so
 /// the kernel's 128 instances per user never cap how many stores can open.
-@Suite("Scale: one monitor per process", .slowTier, .requiresSQLiteShell)
+@Suite("Scale: one monitor per process", .offThePool, .slowTier, .requiresSQLiteShell)
 struct ScaleTests {
     @Test("10,000 stores on distinct files open in one process with bounded threads and one inotify instance",
           .timeLimit(.minutes(10)),

@@ -2,10 +2,11 @@ import DefaultsTestSupport
 @testable import SQLiteDefaults
 import Synchronization
 import Testing
+import TestScheduling
 
 /// The monitor's watch table against a fake ``FileEventSource``: which watches it asks for,
 /// and which files look after which events, with no kernel involved.
-@Suite("Monitor watch table")
+@Suite("Monitor watch table", .offThePool)
 struct WatchTableTests {
     /// Hands out watch numbers per path, refuses what it is told to, records removals.
     final class FakeSource: FileEventSource {

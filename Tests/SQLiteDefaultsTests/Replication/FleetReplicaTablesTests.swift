@@ -2,10 +2,11 @@ import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// The fleet's local tables come from migration 0011 in every file, and a file the fleet sync
 /// joined before (when the sync created them itself) keeps them and their rows.
-@Suite("Migration 0011: the fleet's local tables", .requiresSQLiteShell)
+@Suite("Migration 0011: the fleet's local tables", .offThePool, .requiresSQLiteShell)
 struct FleetReplicaTablesTests {
     @Test func aFileTheFleetJoinedBeforeKeepsItsTablesAndRows() async throws {
         let directory = try TemporaryDirectory()

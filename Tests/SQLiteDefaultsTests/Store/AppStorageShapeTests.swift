@@ -3,6 +3,7 @@ import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 // `@AppStorage`'s own shape (DESIGN "`@AppStorage`'s own shape"). None of these
 // tests may touch the test process's own standard store (it would be the user's
@@ -82,7 +83,7 @@ enum AppStorageConfiguration {
 /// must find the standard store of the task that makes it.
 let processWideSettings = AppStorageSettings()
 
-@Suite("@AppStorage's shape: @Default(\"key\"), DefaultsStore.standard, withStandard")
+@Suite("@AppStorage's shape: @Default(\"key\"), DefaultsStore.standard, withStandard", .offThePool)
 struct AppStorageShapeTests {
     @Test func everyFormReadsItsDefaultsFromTheScopedStandardStore() throws {
         let store = try DefaultsStore.inMemory()

@@ -3,13 +3,14 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 private let timeout = DefaultsKey<Int>("timeout", default: 30)
 private let retries = DefaultsKey<Int>("retries", default: 3)
 
 /// Who and why: a write names an actor and a reason, the history keeps both with the entry,
 /// observers receive both, and a raw SQL writer stays `sql` with neither.
-@Suite("Attribution: actor and reason", .requiresSQLiteShell)
+@Suite("Attribution: actor and reason", .offThePool, .requiresSQLiteShell)
 struct AttributionTests {
     @Test func aTransactionsActorAndReasonAreInTheHistoryOfEveryKeyItWrote() throws {
         let temporary = try TemporaryDefaultsStore()

@@ -2,8 +2,9 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("Bad input gets a clear DefaultsError and loses nothing", .requiresSQLiteShell)
+@Suite("Bad input gets a clear DefaultsError and loses nothing", .offThePool, .requiresSQLiteShell)
 struct BadInputTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
@@ -141,7 +142,7 @@ struct BadInputTests {
     }
 }
 
-@Suite("Files are private", .requiresSQLiteShell)
+@Suite("Files are private", .offThePool, .requiresSQLiteShell)
 struct FilePermissionTests {
     @Test func databaseWalAndShmAreMode0600() throws {
         let directory = try TemporaryDirectory()

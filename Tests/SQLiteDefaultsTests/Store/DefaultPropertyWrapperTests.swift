@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 struct Greeter {
     @Default<String> var name: String
@@ -9,7 +10,7 @@ struct Greeter {
     func rename(_ new: String) { name = new }
 }
 
-@Suite("@Default property wrapper and optional keys with a default")
+@Suite("@Default property wrapper and optional keys with a default", .offThePool)
 struct DefaultPropertyWrapperTests {
     @Test func readsWritesAndObservesOneKey() async throws {
         let store = try DefaultsStore.inMemory()

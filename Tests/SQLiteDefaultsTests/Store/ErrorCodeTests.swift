@@ -1,9 +1,10 @@
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Errors are caught by code, as GRDB's result codes are, and each code means one thing.
-@Suite("Error codes")
+@Suite("Error codes", .offThePool)
 struct ErrorCodeTests {
     @Test("catch DefaultsError.Code.x catches that code and no other")
     func catchByCode() throws {

@@ -2,10 +2,11 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Rows named by their key's exact bytes: a key that is not valid UTF-8 (only another client can
 /// write one) is read, changed and removed, and a valid key spelled like its lossy name is untouched.
-@Suite("Rows by key bytes", .requiresSQLiteShell)
+@Suite("Rows by key bytes", .offThePool, .requiresSQLiteShell)
 struct KeyBytesTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -2,10 +2,11 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Misuse of the lifecycle API: `close()` where it cannot work, and
 /// configuration values out of range beyond the safety poll and the value length.
-@Suite("Lifecycle and configuration misuse")
+@Suite("Lifecycle and configuration misuse", .offThePool)
 struct LifecycleMisuseTests {
     @Test("close() inside the store's own transaction throws .misuse and leaves the store open and the transaction whole")
     func closeInsideATransactionIsRefused() throws {

@@ -3,11 +3,12 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 /// DESIGN "Lifecycle": `close()`, `isClosed`, `.closed`; releasing a store anywhere, its own
 /// delivery thread included, is safe and leaves no thread or descriptor behind; bad
 /// configuration is refused when the store opens.
-@Suite("Lifecycle: close, isClosed, release on any thread", .requiresSQLiteShell)
+@Suite("Lifecycle: close, isClosed, release on any thread", .offThePool, .requiresSQLiteShell)
 struct LifecycleTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

@@ -2,11 +2,12 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Listings by prefix, substring and page (`entries(prefix:containing:after:limit:)`,
 /// `forEachEntry`): key order by bytes, cursors that survive removals, the last page that says
 /// so, and keys that are not valid UTF-8.
-@Suite("Listing by prefix and page")
+@Suite("Listing by prefix and page", .offThePool)
 struct ListingTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

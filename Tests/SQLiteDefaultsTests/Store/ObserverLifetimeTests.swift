@@ -2,8 +2,9 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("Store lifetime and file faults", .serialized)
+@Suite("Store lifetime and file faults", .offThePool, .serialized)
 struct ObserverLifetimeTests {
     /// Measured in a separate process, where no other test opens descriptors or threads.
     @Test func aDeallocatedStoreStopsItsMonitorAndLeavesNoDescriptor() async throws {

@@ -3,10 +3,11 @@ import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 /// Two tests that run in parallel, each with a standard store of its own, writing the same keys
 /// through the same process-wide declaration: each sees only its own values.
-@Suite("withStandard isolates parallel tests")
+@Suite("withStandard isolates parallel tests", .offThePool)
 struct ParallelStandardStoreTests {
     /// Counts the tests that have written, so each reads only after both have (when the runner
     /// runs them in parallel; run serially, each waits out the deadline and still checks).
@@ -39,7 +40,7 @@ struct ParallelStandardStoreTests {
 }
 
 /// The process-wide standard store, in a child process (it is opened once per process).
-@Suite("DefaultsStore.standard in a child process")
+@Suite("DefaultsStore.standard in a child process", .offThePool)
 struct ProcessStandardStoreTests {
     /// Runs `DefaultsTestHelper standard-default …` with `XDG_CONFIG_HOME` and `HOME` set;
     /// returns its output lines.

@@ -2,10 +2,11 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 struct Refusal: Error, Equatable { let reason: String }
 
-@Suite("Transactions and modify", .requiresSQLiteShell)
+@Suite("Transactions and modify", .offThePool, .requiresSQLiteShell)
 struct TransactionTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }

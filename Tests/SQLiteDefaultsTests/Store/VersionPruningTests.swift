@@ -3,6 +3,7 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 private let stable = DefaultsKey<String>("api.url", default: "")
 private let counter = DefaultsKey<Int>("counter", default: 0)
@@ -10,7 +11,7 @@ private let counter = DefaultsKey<Int>("counter", default: 0)
 /// A key's version survives the pruning of its history (issue 46, repro 44): `requireVersion(0)`
 /// ("create only") never matches a key that exists because newer changes of other keys pruned
 /// its only entry.
-@Suite("A key's version survives pruning", .requiresSQLiteShell)
+@Suite("A key's version survives pruning", .offThePool, .requiresSQLiteShell)
 struct VersionPruningTests {
     /// Keeps 100 changes and writes 1,200 of another key: the commits cross 1,000 entries and prune.
     private static func pruneAway(_ store: DefaultsStore) throws {

@@ -3,12 +3,13 @@ import Foundation
 import SQLiteDefaults
 import SQLiteDefaultsTesting
 import Testing
+import TestScheduling
 
 private let timeout = DefaultsKey<Int>("timeout", default: 30)
 
 /// A key's version is the sequence of its newest change, from any writer; a conditional write
 /// checks it in the transaction that writes, and writes nothing when the key moved on.
-@Suite("Versions and conditional writes", .requiresSQLiteShell)
+@Suite("Versions and conditional writes", .offThePool, .requiresSQLiteShell)
 struct VersionTests {
     @Test func theVersionIsTheNewestChangesSequenceFromAnyWriter() async throws {
         let temporary = try TemporaryDefaultsStore()

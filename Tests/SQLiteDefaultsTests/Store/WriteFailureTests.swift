@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
 struct Unencodable: Codable, Sendable, Equatable {
     var value: Double
@@ -10,7 +11,7 @@ struct Unencodable: Codable, Sendable, Equatable {
     }
 }
 
-@Suite("Non-throwing writes never fail silently")
+@Suite("Non-throwing writes never fail silently", .offThePool)
 struct WriteFailureTests {
     @Test func failedSubscriptWritesAreReportedOnTheStreamAndLastFailure() async throws {
         let store = try DefaultsStore.inMemory()

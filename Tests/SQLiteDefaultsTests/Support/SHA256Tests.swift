@@ -2,8 +2,9 @@ import ChildProcesses
 import Foundation
 import SQLiteDefaults
 import Testing
+import TestScheduling
 
-@Suite("SHA-256 and HMAC")
+@Suite("SHA-256 and HMAC", .offThePool)
 struct SHA256Tests {
     @Test("NIST vectors: empty, abc, two blocks, a million a's")
     func nistVectors() {

@@ -2,6 +2,7 @@ import DefaultsTestSupport
 import Foundation
 @testable import SQLiteDefaults
 import Testing
+import TestScheduling
 
 private let count = DefaultsKey<Int>("count", default: 0)
 private let name = DefaultsKey<String>("name", default: "")
@@ -49,7 +50,7 @@ private func writeSynchronously(_ store: DefaultsStore) throws {
     try store.transaction { tx in tx[count] = 3 }
 }
 
-@Suite("Writer: async calls run on the store's own thread")
+@Suite("Writer: async calls run on the store's own thread", .offThePool)
 struct StoreThreadTests {
     @Test func asyncWritesAndReadsStepNoStatementOnThePool() async throws {
         let directory = try TemporaryDirectory()

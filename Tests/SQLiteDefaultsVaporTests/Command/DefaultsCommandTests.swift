@@ -5,8 +5,9 @@ import Foundation
 import SQLiteDefaults
 import Testing
 import VaporTesting
+import TestScheduling
 
-@Suite("DefaultsCommand: prefs as a command of a Vapor app, in process")
+@Suite("DefaultsCommand: prefs as a command of a Vapor app, in process", .offThePool)
 struct DefaultsCommandTests {
     /// Runs `DefaultsCommand` with `arguments` (what follows `App prefs`) in `app`.
     static func run(_ arguments: [String], in app: Application) async throws {

@@ -6,6 +6,7 @@ import SQLiteDefaultsConsole
 import SQLiteDefaultsVapor
 import Testing
 import VaporTesting
+import TestScheduling
 
 /// The app's own authentication: `Authorization: Bearer alice-token` is the user alice.
 struct TestUser: Authenticatable {
@@ -19,7 +20,7 @@ struct TestAuthenticator: AsyncBearerAuthenticator {
     }
 }
 
-@Suite("app.defaults.console: the console mounted in a Vapor app")
+@Suite("app.defaults.console: the console mounted in a Vapor app", .offThePool)
 struct VaporConsoleMountTests {
     static let alice: HTTPHeaders = ["Authorization": "Bearer alice-token"]
 

@@ -5,8 +5,9 @@ import SQLiteDefaults
 import SQLiteDefaultsVapor
 import Testing
 import VaporTesting
+import TestScheduling
 
-@Suite("app.defaults: the store's lifetime in a Vapor app")
+@Suite("app.defaults: the store's lifetime in a Vapor app", .offThePool)
 struct ApplicationDefaultsTests {
     static let theme = DefaultsKey<String>("theme", default: "light")
 

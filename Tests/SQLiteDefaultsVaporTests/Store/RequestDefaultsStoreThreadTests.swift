@@ -6,6 +6,7 @@ import SQLiteDefaultsVapor
 import Synchronization
 import Testing
 import VaporTesting
+import TestScheduling
 
 /// A count the routes share.
 private final class Counter: Sendable {
@@ -14,7 +15,7 @@ private final class Counter: Sendable {
     var value: Int { count.load(ordering: .relaxed) }
 }
 
-@Suite("req.defaults: writes waiting for another writer's lock freeze no route")
+@Suite("req.defaults: writes waiting for another writer's lock freeze no route", .offThePool)
 struct RequestDefaultsStoreThreadTests {
     static let count = DefaultsKey<Int>("count", default: 0)
 
