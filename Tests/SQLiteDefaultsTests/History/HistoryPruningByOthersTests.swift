@@ -39,7 +39,7 @@ struct HistoryPruningByOthersTests {
         defer { token.cancel() }
         try await sqlWrites(directory.database, count: 600, then: "done")
         #expect(await seen.waitAsync { $0.contains("done") }, "the marker never arrived")
-        _ = await waitUntilAwaiting(timeout: .seconds(10)) { ((try? await logSpan(directory.database)) ?? .max) <= 101 }
+        _ = await waitUntilAwaiting(timeout: .seconds(60)) { ((try? await logSpan(directory.database)) ?? .max) <= 101 }
         let span = try await logSpan(directory.database)
         #expect(span <= 101, "the log holds \(span) entries; the file keeps 100")
         let history = try await store.history(keys: ["doc"], limit: 100)
@@ -79,7 +79,7 @@ struct HistoryPruningByOthersTests {
         let store = try DefaultsStore(path: directory.database)
         #expect(try await logSpan(directory.database) == 100)
         try await sqlite3(directory.database, ".restore '\(backup)'")
-        _ = await waitUntilAwaiting(timeout: .seconds(10)) { ((try? await logSpan(directory.database)) ?? .max) <= 101 }
+        _ = await waitUntilAwaiting(timeout: .seconds(60)) { ((try? await logSpan(directory.database)) ?? .max) <= 101 }
         let span = try await logSpan(directory.database)
         #expect(span <= 101, "the restored log holds \(span) entries; the file keeps 100")
         #expect(try await store.history(keys: ["doc"], limit: 1).first?.value == .value(.integer(300)))
@@ -127,7 +127,7 @@ struct HistoryPruningByOthersTests {
         #expect(opened != nil)
         #expect(grown > 300)
         // The writer's commit is another connection's to the new store, which then prunes.
-        _ = await waitUntilAwaiting(timeout: .seconds(10)) { ((try? await logSpan(directory.database)) ?? .max) <= 101 }
+        _ = await waitUntilAwaiting(timeout: .seconds(60)) { ((try? await logSpan(directory.database)) ?? .max) <= 101 }
         let span = try await logSpan(directory.database)
         #expect(span <= 101, "the log holds \(span) entries; the file keeps 100")
         withExtendedLifetime(opened) {}
