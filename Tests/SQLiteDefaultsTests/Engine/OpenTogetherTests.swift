@@ -39,9 +39,11 @@ struct OpenTogetherTests {
         try await rounds(4)
     }
 
-    /// 1,200 processes, in the slow tier (it once ran alone: the other suites' synchronous test
-    /// bodies then held the cooperative pool, and these start-ups pushed them past their deadlines).
-    @Test(.slowTier)
+    /// 1,200 processes: runs alone (`SQLITEDEFAULTS_ALONE=1`, as .ci/run runs it after the slow
+    /// tier). Inside the tier it passes (207–277 s), but its start-ups take both cores for that
+    /// long and push the suites beside it that time what they check past their deadlines.
+    @Test(.slowTier, .enabled(if: ProcessInfo.processInfo.environment["SQLITEDEFAULTS_ALONE"] == "1",
+                              "runs alone: SQLITEDEFAULTS_ALONE=1 SQLITEDEFAULTS_SLOW_TESTS=1 swift test --enable-all-traits --filter OpenTogetherTests"))
     func eightProcessesOpenANewFileTogetherManyTimes() async throws {
         try await rounds(150)
     }
