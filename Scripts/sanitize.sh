@@ -41,6 +41,8 @@ filter="${SANITIZE_FILTER:-SQLiteDefaultsTests|SQLiteDefaultsReliabilityTests}"
 # pushed the suites beside it past their waits. Its four-round form runs here.
 skip="${SANITIZE_SKIP:-FaultTests|aBackupOfAnOlderSchemaRestoredUnderAnOpenStoreIsHeard|eightProcessesOpenANewFileTogetherManyTimes}"
 export SOAK_SECONDS="${SOAK_SECONDS:-10}"
+# Two test bodies at a time (Tests/TestScheduling/TestExecutor.swift says why).
+export SQLITEDEFAULTS_TEST_THREADS="${SQLITEDEFAULTS_TEST_THREADS:-2}"
 # The fuzzers' point under a sanitizer is memory and thread safety of the decoding paths, not
 # coverage of inputs (the normal run has the full counts): a quarter of the cases here.
 export FUZZ_SQL_CASES="${FUZZ_SQL_CASES:-30}"

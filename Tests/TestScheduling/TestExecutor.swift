@@ -31,7 +31,18 @@ public final class TestExecutor: TaskExecutor, @unchecked Sendable {
     /// 60 s that polls, a stream read with a time limit). With a thread each the kernel shares
     /// the cores between them in slices of milliseconds. The bound is a net for the descriptors
     /// and memory of runaway parallelism, not a limit tests meet.
-    public static let shared = TestExecutor(width: 64)
+    ///
+    /// `SQLITEDEFAULTS_TEST_THREADS` sets another width. Scripts/sanitize.sh sets 2: under
+    /// ThreadSanitizer every body runs five to fifteen times slower, and 64 of them at once on two
+    /// cores starved the threads the bodies wait on (a store's monitor, its delivery, a child's
+    /// reaper) past 30 s deadlines; two at a time is how the cooperative pool ran them there.
+    public static let shared = TestExecutor(width: configuredWidth ?? 64)
+
+    private static var configuredWidth: Int? {
+        guard let text = ProcessInfo.processInfo.environment["SQLITEDEFAULTS_TEST_THREADS"],
+              let width = Int(text), width > 0 else { return nil }
+        return width
+    }
 
     private init(width: Int) {
         self.width = width
