@@ -34,12 +34,7 @@ filter="${SANITIZE_FILTER:-SQLiteDefaultsTests|SQLiteDefaultsReliabilityTests}"
 # sanitizer the window is wide enough to hit in most runs (two of the last two CI runs); in
 # the README's test command it passes. Reproduce: the test with its safety poll off, the debug
 # build, three busy loops beside it: about one run in 15–200.
-#
-# eightProcessesOpenANewFileTogetherManyTimes (1,200 processes, in the slow tier) is left out
-# too: under ThreadSanitizer each of its helpers starts an instrumented process (277 s for the
-# test, both cores), which tests the kernel's process start-up, not this package's threads, and
-# pushed the suites beside it past their waits. Its four-round form runs here.
-skip="${SANITIZE_SKIP:-FaultTests|aBackupOfAnOlderSchemaRestoredUnderAnOpenStoreIsHeard|eightProcessesOpenANewFileTogetherManyTimes}"
+skip="${SANITIZE_SKIP:-FaultTests|aBackupOfAnOlderSchemaRestoredUnderAnOpenStoreIsHeard}"
 export SOAK_SECONDS="${SOAK_SECONDS:-10}"
 # Two test bodies at a time (Tests/TestScheduling/TestExecutor.swift says why).
 export SQLITEDEFAULTS_TEST_THREADS="${SQLITEDEFAULTS_TEST_THREADS:-2}"

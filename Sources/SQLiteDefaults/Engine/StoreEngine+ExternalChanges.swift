@@ -111,14 +111,17 @@ extension StoreEngine {
         return .sawCommit
     }
 
-    /// Called after this store's own commit, before its changes are queued, when the log shows
-    /// that another connection committed in between (entries before this commit's own that
-    /// this store has not applied): those are applied and queued first, so observers hear
-    /// every change in commit order even when the monitor has not looked yet. The cache already
-    /// holds this commit's values, so a key both wrote is announced once, with this commit's.
-    /// Also called before the first observer of every key fills the cache (the same reason:
-    /// the values it reads must not overtake the changes the observers have not heard yet).
-    func applyCommitsBefore(ownCommit connection: StoreConnection) {
+    /// Applies and queues the other connections' commits this store has not applied yet, with
+    /// the connection held and no transaction open. Two callers need them before the monitor's
+    /// next look:
+    ///
+    /// - this store's own commit, when the log shows another connection committed in between:
+    ///   those changes are queued first, so observers hear every change in commit order. The
+    ///   cache already holds this commit's values, so a key both wrote is announced once, with
+    ///   this commit's.
+    /// - the first observer of every key, before it fills the cache: the rows it reads must not
+    ///   overtake the changes the observers already registered have not heard yet.
+    func applyPendingCommits(_ connection: StoreConnection) {
         do {
             _ = try look(connection)
         } catch {

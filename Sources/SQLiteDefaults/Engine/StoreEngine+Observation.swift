@@ -12,6 +12,7 @@ extension StoreEngine {
         // started from: a change committed before `observe` returned is never re-announced.
         // An observer of every key makes the cache complete, so a full comparison (after a
         // restore or a pruned log) can tell it every key that differs.
+        var caughtUp = false
         let primed = try? withConnection { connection -> Observer? in
             if connection.transactionDepth == 0 {
                 if let key, !cache.contains(HashedKey(key)) {
@@ -20,14 +21,17 @@ extension StoreEngine {
                     // Other connections' commits the monitor has not applied yet go to the
                     // observers already registered first: filled with them, the cache would
                     // hold their values already, and those observers would never hear them.
-                    if registry.hasObservers, connection.changeLog != nil { applyCommitsBefore(ownCommit: connection) }
+                    if registry.hasObservers, connection.changeLog != nil {
+                        applyPendingCommits(connection)
+                        caughtUp = true
+                    }
                     if let rows = try? connection.entries() { cache.fill(with: rows) }
                 }
             }
             return registry.add(key: key, onStoreClosed: onStoreClosed, deliver: deliver)
         }
         // What the catch-up above queued for the observers already registered.
-        delivery.deliver()
+        if caughtUp { delivery.deliver() }
         if let observer = primed ?? nil { return observer }
         let observer = registry.add(key: key, onStoreClosed: onStoreClosed, deliver: deliver)
         if isClosed {

@@ -343,7 +343,7 @@ final class StoreEngine: Sendable {
                 let write = changes.writes[0]
                 let previous = cache.update(write.hashedKey, stored: write.value)
                 if write.value == nil { pruneTombstones() }
-                if missedEarlierCommits { applyCommitsBefore(ownCommit: connection) }
+                if missedEarlierCommits { applyPendingCommits(connection) }
                 if case .some(let old) = previous, SQLiteValue.isSameRow(old, write.value) { return }
                 if registry.isObserved(write.hashedKey) {
                     delivery.enqueue(.init(key: write.key, value: write.value, origin: origin, writer: writer(of: write.key, on: connection),
@@ -352,7 +352,7 @@ final class StoreEngine: Sendable {
             } else if !changes.writes.isEmpty {
                 let changed = cache.apply(changes.finalValues())
                 pruneTombstones()
-                if missedEarlierCommits { applyCommitsBefore(ownCommit: connection) }
+                if missedEarlierCommits { applyPendingCommits(connection) }
                 for write in registry.observed(among: changed) {
                     delivery.enqueue(.init(key: write.key, value: write.value, origin: origin, writer: writer(of: write.key, on: connection),
                                            resumeAfter: resumeAfter))
