@@ -16,6 +16,19 @@ struct BrowserTests {
         "[data-key=\"" + key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"]"
     }
 
+    /// What a save that did not reach the store left behind: the row as the page draws it, the
+    /// page's status line, the key as the file holds it (a fresh connection: the sqlite3 shell)
+    /// and what `prefs serve` printed: tells a save the page never sent or the server refused
+    /// from a commit the test's store did not hear.
+    static func diagnosis(of key: String, browser: WebDriver, database: String, serve: ServeProcess) async -> String {
+        let quoted = key.replacingOccurrences(of: "'", with: "''")
+        let page = (try? await browser.script(
+            "const r = document.querySelector('\(row(key).replacingOccurrences(of: "'", with: "\\'"))'); " +
+            "return (r ? r.outerHTML : 'no row') + ' | status: ' + document.getElementById('status').textContent")) as? String
+        let file = (try? await sqlite3(database, "SELECT quote(value) FROM defaults WHERE key = '\(quoted)'")) ?? "(the shell failed)"
+        return "page: \(page ?? "(no answer)"); file: '\(file)'; prefs serve: \(serve.errorLines.all.suffix(20))"
+    }
+
     @Test("Loads the page, edits a value into the file, opens its history, sees a prefs write live, shows a refusal, renders a hostile key as text")
     func consoleInBrowser() async throws {
         let directory = try TemporaryDirectory()
@@ -46,7 +59,8 @@ struct BrowserTests {
         try await browser.clear(timeoutEditor)
         try await browser.type(timeoutEditor, "45")
         try await browser.click(try #require(try await browser.find(timeout + " [data-role=save]")))
-        #expect(await waitUntil(timeout: .seconds(60)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("timeout"))) == .integer(45) })
+        let saved = await waitUntil(timeout: .seconds(60)) { (try? store.value(for: DefaultsKey<SQLiteValue?>("timeout"))) == .integer(45) }
+        if !saved { Issue.record("the save of 45 did not reach the store: \(await Self.diagnosis(of: "timeout", browser: browser, database: database, serve: serve))") }
 
         // Every key is shown, found by its exact name.
         let count = try await browser.waitFor(Self.row("count"))
