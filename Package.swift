@@ -26,13 +26,11 @@ let package = Package(
         // Flags: flagd's flag sets, kept as keys and evaluated in the process (no dependency).
         .library(name: "SQLiteDefaultsFlags", targets: ["SQLiteDefaultsFlags"]),
     ],
-    // Each integration sits behind a trait (SE-0450), so a package that takes the store alone
-    // (`traits: []`) resolves swift-log and swift-metrics and nothing else: every dependency below
-    // except those two is used only under a trait's condition. The defaults are only the traits
-    // that cost no heavy package, so a plain `.package(url:from:)` line resolves no web framework,
-    // PostgreSQL client or swift-syntax (Scripts/consumers.sh checks it); integrations are opted
-    // into by name. `swift run prefs demo` works with the defaults; this repository's tests run
-    // with `--enable-all-traits`. Each trait's modules compile to nothing without it (`#if TRAIT`).
+    // Each integration sits behind a trait (SE-0450): `traits: []` resolves swift-log and
+    // swift-metrics alone, and the defaults are only the traits that cost no heavy package, so a
+    // plain `.package(url:from:)` line resolves no web framework, PostgreSQL client or
+    // swift-syntax (Scripts/consumers.sh checks it). `swift run prefs demo` works with the
+    // defaults; this repository's tests run with `--enable-all-traits`.
     traits: [
         .default(enabledTraits: ["Configuration", "ServiceLifecycle", "Prefs", "Flags"]),
         .trait(name: "Observable", description: "@ObservableDefaults (SQLiteDefaultsObservable): the macro, through swift-syntax."),
@@ -92,10 +90,9 @@ let package = Package(
         ),
         .target(name: "SQLiteDefaultsTesting", dependencies: ["SQLiteDefaults", "SanitizerMutex"]),
         .testTarget(name: "SQLiteDefaultsTestingTests", dependencies: ["TestScheduling", "SQLiteDefaultsTesting", "SQLiteDefaults"]),
-        // The macros' expansions, a library so that their tests link it directly. A test target
-        // that depends on a macro target makes SwiftPM build the whole test product for the host
-        // instead, and so every module the tests use twice (the library, NIO, Vapor, ... once for
-        // the products, once for the tests): a quarter of the debug build's CPU time here.
+        // The macros' expansions, a library their tests link directly: a test target depending on
+        // a macro target makes SwiftPM build every module the tests use twice (a quarter of the
+        // debug build's CPU time here).
         .target(
             name: "SQLiteDefaultsMacroExpansion",
             dependencies: [
@@ -128,10 +125,7 @@ let package = Package(
         .target(name: "SanitizerMutex"),
         // The CLI's own text formats (JSON reader, export format, ISO 8601, value text), pure
         // and unit-tested; not a product.
-        .target(
-            name: "PrefsFormats",
-            dependencies: ["SQLiteDefaults"]
-        ),
+        .target(name: "PrefsFormats", dependencies: ["SQLiteDefaults"]),
         // `prefs`'s commands, a library so that SQLiteDefaultsVapor's DefaultsCommand runs the
         // same implementation; `serve` exists with the Console trait, `sync` with the Fleet trait.
         .target(

@@ -60,3 +60,50 @@ enum BudgetCommand {
 }
 
 import Synchronization
+
+/// `DefaultsTestHelper budget-race DIR`: the commit the budget must not hide. Under a soft
+/// descriptor limit of 256 (a budget of 28 connections) opens `DIR/s0.sqlite`, polled every
+/// 5 s, with an observer of key "k", and prints "ready"; waits for the file `DIR/go` (the test
+/// creates it after the sqlite3 shell committed "k", before the poll's next look); then opens
+/// 40 more stores, so the budget suspends the first, idle one, and prints "opened"; then waits
+/// up to 60 s for the shell's change and prints "heard VALUE", or "not heard".
+enum BudgetRaceCommand {
+    static func run(directory: String) throws {
+        var limits = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+        limits.rlim_cur = 256
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else {
+            throw DefaultsError(.sqlite, "setrlimit: \(String(cString: strerror(errno)))")
+        }
+        var configuration = DefaultsStore.Configuration()
+        configuration.externalChangeDetection = .polling(interval: .seconds(5))
+        let first = try DefaultsStore(path: directory + "/s0.sqlite", configuration: configuration)
+        let heard = DispatchSemaphore(value: 0)
+        let value = PthreadMutex<String?>(nil)
+        let token = first.observe(DefaultsKey<String>("k", default: "")) { change in
+            value.withLock { $0 = change.newValue }
+            heard.signal()
+        }
+        say("ready")
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: directory + "/go") {
+            guard Date() < deadline else { return say("no go") }
+            usleep(5_000)
+        }
+        var others: [DefaultsStore] = []
+        for index in 1...40 {
+            let store = try DefaultsStore(path: "\(directory)/o\(index).sqlite")
+            store[DefaultsKey<Int>("opened", default: 0)] = index
+            others.append(store)
+        }
+        say("opened")
+        guard heard.wait(timeout: .now() + 60) == .success else { return say("not heard") }
+        say("heard \(value.withLock { $0 } ?? "-")")
+        withExtendedLifetime((token, others)) {}
+    }
+
+    private static func say(_ line: String) {
+        print(line)
+        fflush(nil)
+    }
+}

@@ -41,6 +41,9 @@ struct DefaultsTestHelper {
         if arguments.count == 3, arguments[0] == "budget", let count = Int(arguments[2]) {
             return try BudgetCommand.run(directory: arguments[1], count: count)
         }
+        if arguments.count == 2, arguments[0] == "budget-race" {
+            return try BudgetRaceCommand.run(directory: arguments[1])
+        }
         guard arguments.count >= 3 else { throw usage() }
         let command = arguments[0]
         let store = try DefaultsStore(path: arguments[1])

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "FaultVFS.h"
+#include "FaultVFSRecording.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -9,30 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the tests see through this VFS is kept behind one mutex: the store's connections and its
-   monitor call in from several threads. */
+/* The scope and the armed fault are kept behind one mutex: the store's connections and its
+   monitor call in from several threads. What is recorded has its own (FaultVFSRecording.c). */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static sqlite3_vfs *real_vfs;
 static sqlite3_vfs fault_vfs;
 static char *scope;
 static size_t scope_length;
-
-typedef struct {
-    int kind;
-    int file;
-    int64_t offset;
-    int64_t length;
-    size_t bytes;  /* offset into `data` */
-} op_record;
-
-static int recording;
-static op_record *ops;
-static long op_count, op_capacity;
-static unsigned char *data;
-static size_t data_length, data_capacity;
-static char **paths;
-static int path_count, path_capacity;
 
 static long fault_nth;  /* 0: disarmed */
 static int fault_mask, fault_flavor, fault_sticky;
@@ -43,7 +28,7 @@ static int injected_errno;
 
 typedef struct {
     sqlite3_file base;
-    /* The watched file's index in `paths`, or -1 for a file outside the scope. */
+    /* The watched file's index (faultvfs_watch), or -1 for a file outside the scope. */
     int file;
     /* The unix VFS syncs the directory at the first sync of a journal or -wal it created. */
     int syncs_directory;
@@ -61,51 +46,6 @@ static int in_scope(const char *path) {
 static int ends_with(const char *path, const char *suffix) {
     size_t length = strlen(path), suffix_length = strlen(suffix);
     return length >= suffix_length && strcmp(path + length - suffix_length, suffix) == 0;
-}
-
-/* The index of a watched path, added when new; -1 when out of memory. Called with the lock. */
-static int file_index(const char *path) {
-    for (int index = 0; index < path_count; index++) {
-        if (strcmp(paths[index], path) == 0) return index;
-    }
-    if (path_count == path_capacity) {
-        int capacity = path_capacity ? path_capacity * 2 : 8;
-        char **grown = realloc(paths, (size_t)capacity * sizeof *paths);
-        if (grown == NULL) return -1;
-        paths = grown;
-        path_capacity = capacity;
-    }
-    char *copy = strdup(path);
-    if (copy == NULL) return -1;
-    paths[path_count] = copy;
-    return path_count++;
-}
-
-/* Appends an operation (with a write's bytes). Called with the lock. */
-static void record(int kind, int file, int64_t offset, const void *bytes, int64_t length) {
-    if (!recording || file < 0) return;
-    if (op_count == op_capacity) {
-        long capacity = op_capacity ? op_capacity * 2 : 1024;
-        op_record *grown = realloc(ops, (size_t)capacity * sizeof *ops);
-        if (grown == NULL) abort();
-        ops = grown;
-        op_capacity = capacity;
-    }
-    size_t start = data_length;
-    if (bytes != NULL && length > 0) {
-        size_t needed = data_length + (size_t)length;
-        if (needed > data_capacity) {
-            size_t capacity = data_capacity ? data_capacity : 1 << 20;
-            while (capacity < needed) capacity *= 2;
-            unsigned char *grown = realloc(data, capacity);
-            if (grown == NULL) abort();
-            data = grown;
-            data_capacity = capacity;
-        }
-        memcpy(data + data_length, bytes, (size_t)length);
-        data_length = needed;
-    }
-    ops[op_count++] = (op_record){ kind, file, offset, bytes != NULL ? length : 0, start };
 }
 
 /* Whether this call fails; sets `injected_errno` when it does. */
@@ -162,9 +102,7 @@ static int fault_write(sqlite3_file *file, const void *buffer, int amount, sqlit
     if (faulted(FAULTVFS_WRITE, WATCHED(file))) return failure(FAULTVFS_WRITE);
     int rc = REAL(file)->pMethods->xWrite(REAL(file), buffer, amount, offset);
     if (rc == SQLITE_OK && WATCHED(file)) {
-        pthread_mutex_lock(&lock);
-        record(FAULTVFS_OP_WRITE, ((fault_file *)file)->file, offset, buffer, amount);
-        pthread_mutex_unlock(&lock);
+        faultvfs_note(FAULTVFS_OP_WRITE, ((fault_file *)file)->file, offset, buffer, amount);
     }
     return rc;
 }
@@ -173,9 +111,7 @@ static int fault_truncate(sqlite3_file *file, sqlite3_int64 size) {
     if (faulted(FAULTVFS_TRUNCATE, WATCHED(file))) return failure(FAULTVFS_TRUNCATE);
     int rc = REAL(file)->pMethods->xTruncate(REAL(file), size);
     if (rc == SQLITE_OK && WATCHED(file)) {
-        pthread_mutex_lock(&lock);
-        record(FAULTVFS_OP_TRUNCATE, ((fault_file *)file)->file, size, NULL, 0);
-        pthread_mutex_unlock(&lock);
+        faultvfs_note(FAULTVFS_OP_TRUNCATE, ((fault_file *)file)->file, size, NULL, 0);
     }
     return rc;
 }
@@ -185,10 +121,8 @@ static int fault_sync(sqlite3_file *file, int flags) {
     int rc = REAL(file)->pMethods->xSync(REAL(file), flags);
     if (rc == SQLITE_OK && WATCHED(file)) {
         fault_file *wrapper = (fault_file *)file;
-        pthread_mutex_lock(&lock);
-        record(FAULTVFS_OP_SYNC, wrapper->file, 0, NULL, 0);
-        if (wrapper->syncs_directory) record(FAULTVFS_OP_DIRECTORY_SYNC, wrapper->file, 0, NULL, 0);
-        pthread_mutex_unlock(&lock);
+        faultvfs_note(FAULTVFS_OP_SYNC, wrapper->file, 0, NULL, 0);
+        if (wrapper->syncs_directory) faultvfs_note(FAULTVFS_OP_DIRECTORY_SYNC, wrapper->file, 0, NULL, 0);
         wrapper->syncs_directory = 0;
     }
     return rc;
@@ -277,24 +211,7 @@ static int fault_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *fil
     if (wrapper->real->pMethods == NULL) return rc;
     file->pMethods = &fault_methods;
     if (rc != SQLITE_OK || !watched || ends_with(name, "-shm")) return rc;
-    pthread_mutex_lock(&lock);
-    int index = file_index(name);
-    wrapper->file = index;
-    /* A file that existed before recording began: its bytes then are where it starts. */
-    if (recording && index >= 0) {
-        int known = 0;
-        for (long op = 0; op < op_count && !known; op++) known = ops[op].file == index;
-        sqlite3_int64 size = 0;
-        if (!known && wrapper->real->pMethods->xFileSize(wrapper->real, &size) == SQLITE_OK && size > 0) {
-            void *bytes = malloc((size_t)size);
-            if (bytes != NULL && wrapper->real->pMethods->xRead(wrapper->real, bytes, (int)size, 0) == SQLITE_OK) {
-                record(FAULTVFS_OP_WRITE, index, 0, bytes, size);
-                record(FAULTVFS_OP_SYNC, index, 0, NULL, 0);
-            }
-            free(bytes);
-        }
-    }
-    pthread_mutex_unlock(&lock);
+    wrapper->file = faultvfs_watch(name, wrapper->real);
     return rc;
 }
 
@@ -304,11 +221,7 @@ static int fault_delete(sqlite3_vfs *vfs, const char *name, int sync_directory) 
     if (faulted(FAULTVFS_DELETE, watched)) return failure(FAULTVFS_DELETE);
     int rc = real_vfs->xDelete(real_vfs, name, sync_directory);
     if (rc == SQLITE_OK && watched && !ends_with(name, "-shm")) {
-        pthread_mutex_lock(&lock);
-        int index = file_index(name);
-        record(FAULTVFS_OP_DELETE, index, 0, NULL, 0);
-        if (sync_directory) record(FAULTVFS_OP_DIRECTORY_SYNC, index, 0, NULL, 0);
-        pthread_mutex_unlock(&lock);
+        faultvfs_note_delete(name, sync_directory);
     }
     return rc;
 }
@@ -419,55 +332,13 @@ void faultvfs_scope(const char *directory) {
     free(scope);
     scope = directory != NULL ? strdup(directory) : NULL;
     scope_length = scope != NULL ? strlen(scope) : 0;
-    for (int index = 0; index < path_count; index++) free(paths[index]);
-    path_count = 0;
-    op_count = 0;
-    data_length = 0;
-    recording = 0;
     fault_nth = 0;
     fault_calls = 0;
     fault_failures = 0;
     fault_suspended = 0;
     injected_errno = 0;
     pthread_mutex_unlock(&lock);
-}
-
-void faultvfs_record(int on) {
-    pthread_mutex_lock(&lock);
-    recording = on;
-    pthread_mutex_unlock(&lock);
-}
-
-long faultvfs_op_count(void) {
-    pthread_mutex_lock(&lock);
-    long count = op_count;
-    pthread_mutex_unlock(&lock);
-    return count;
-}
-
-faultvfs_op faultvfs_op_at(long index) {
-    pthread_mutex_lock(&lock);
-    faultvfs_op result = { 0, -1, 0, 0, NULL };
-    if (index >= 0 && index < op_count) {
-        op_record op = ops[index];
-        result = (faultvfs_op){ op.kind, op.file, op.offset, op.length, op.length > 0 ? data + op.bytes : NULL };
-    }
-    pthread_mutex_unlock(&lock);
-    return result;
-}
-
-int faultvfs_file_count(void) {
-    pthread_mutex_lock(&lock);
-    int count = path_count;
-    pthread_mutex_unlock(&lock);
-    return count;
-}
-
-const char *faultvfs_file_path(int file) {
-    pthread_mutex_lock(&lock);
-    const char *path = file >= 0 && file < path_count ? paths[file] : NULL;
-    pthread_mutex_unlock(&lock);
-    return path;
+    faultvfs_forget_recording();
 }
 
 void faultvfs_arm(long nth, int mask, int flavor, int sticky) {

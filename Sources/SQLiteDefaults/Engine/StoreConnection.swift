@@ -72,7 +72,8 @@ final class StoreConnection {
     }
 
     /// Checkpoints what it can without waiting, then closes the connection (the last
-    /// connection to a file also checkpoints fully and removes the `-wal`). Idempotent.
+    /// connection to a file also checkpoints fully and removes the `-wal`; a suspended one was
+    /// closed without, see ``suspend()``). Idempotent.
     func close() {
         guard !isClosed else { return }
         isClosed = true
@@ -82,16 +83,30 @@ final class StoreConnection {
     /// Closes the connection but keeps everything else — the change log's position, the
     /// transaction state (none: only an idle connection is suspended) — for ``resume(with:)``.
     /// Only for a file-backed connection.
-    /// - Returns: whether it was suspended (not when closed, already suspended or in a transaction).
+    /// - Returns: whether it was suspended (not when closed, already suspended, in a transaction,
+    ///   or when another connection committed since the monitor's last completed look).
     @discardableResult
     func suspend() -> Bool {
         guard !isClosed, !isSuspended, transactionDepth == 0 else { return false }
+        // The stamp stands for "nothing another connection committed that this store has not
+        // looked at": while the files still match it, the monitor's checks skip the reopen.
+        // So it is taken first and then proved: when `data_version` moved since the last
+        // completed look, another connection committed after it (its file event not handled
+        // yet) and that commit may be in the stamp, hidden from every later check; the
+        // connection stays open for the look instead. A commit after the stamp changes the
+        // files, so the check after it reopens and reads the log from the position.
         let path = database.path
+        let stamp = FileStamp(path: path)
+        if let changeLog {
+            guard let version = try? database.integer("PRAGMA data_version"), version == changeLog.dataVersion else { return false }
+        }
+        // Closing must leave the files as the stamp saw them: the last connection to a file
+        // would otherwise checkpoint it and remove the -wal. The next writer's checkpoint
+        // takes the -wal instead.
+        database.neverCheckpointOnClose()
         release(checkpoint: false)
         isSuspended = true
-        // Taken after closing: closing the last connection to a file checkpoints it and removes
-        // the -wal, which changes both files once more.
-        suspendedStamp = FileStamp(path: path)
+        suspendedStamp = stamp
         return true
     }
 

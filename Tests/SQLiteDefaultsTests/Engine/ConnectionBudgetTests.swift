@@ -23,4 +23,21 @@ struct ConnectionBudgetTests {
         #expect(await child.value(after: "wrote ", timeout: .seconds(300)) == "300", "\(child.lines.all.suffix(3)) \(child.errors)")
         #expect(await child.exitStatus() == 0)
     }
+
+    /// The stamp a suspended store keeps (its files as they were) stands for "nothing new": a
+    /// commit another process made after the store's last look, whose file event the monitor
+    /// had not handled yet, must not be taken into it. Once it was: the budget suspended the
+    /// store, the stamp held the commit, and every later look saw the same files and skipped
+    /// it until some other write came (the browser suite's CI failure of 2026-12-02).
+    @Test("A commit that lands just before the budget suspends a store is still heard")
+    func aCommitJustBeforeTheSuspensionIsHeard() async throws {
+        let directory = try TemporaryDirectory()
+        let child = try RunningHelper(["budget-race", directory.path])
+        try #require(await child.line(timeout: .seconds(60)) { $0 == "ready" } != nil, "\(child.errors)")
+        try await sqlite3(directory.path + "/s0.sqlite", "INSERT INTO defaults(key, value) VALUES ('k', 'from the shell')")
+        try Data().write(to: URL(fileURLWithPath: directory.path + "/go"))
+        #expect(await child.line(timeout: .seconds(60)) { $0 == "opened" } != nil, "\(child.lines.all) \(child.errors)")
+        #expect(await child.value(after: "heard ", timeout: .seconds(90)) == "from the shell", "\(child.lines.all) \(child.errors)")
+        #expect(await child.exitStatus(timeout: .seconds(60)) == 0)
+    }
 }
