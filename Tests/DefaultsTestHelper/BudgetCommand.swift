@@ -85,7 +85,9 @@ enum BudgetRaceCommand {
             heard.signal()
         }
         say("ready")
-        let deadline = Date().addingTimeInterval(60)
+        // The test writes `go` when its body next runs; under a sanitizer, with two test bodies
+        // at a time, that was once more than 60 s away (CI, 2026-12-02). A net, not a wait.
+        let deadline = Date().addingTimeInterval(600)
         while !FileManager.default.fileExists(atPath: directory + "/go") {
             guard Date() < deadline else { return say("no go") }
             usleep(5_000)
@@ -97,7 +99,7 @@ enum BudgetRaceCommand {
             others.append(store)
         }
         say("opened")
-        guard heard.wait(timeout: .now() + 60) == .success else { return say("not heard") }
+        guard heard.wait(timeout: .now() + 300) == .success else { return say("not heard") }
         say("heard \(value.withLock { $0 } ?? "-")")
         withExtendedLifetime((token, others)) {}
     }

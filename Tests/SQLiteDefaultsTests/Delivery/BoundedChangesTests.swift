@@ -119,8 +119,11 @@ struct BoundedChangesTests {
         #expect(seen == 200)
     }
 
+    // The limit is a net for a sequence that never ends, not a speed check: under
+    // ThreadSanitizer, with two test bodies at a time, this body once waited most of a minute
+    // for a thread (CI, 2026-12-02).
     @Test("ending the loop unregisters the sequence's observer; the store's close ends a waiting one",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(10)))
     func endingAndClosing() async throws {
         let temporary = try TemporaryDefaultsStore()
         let store = temporary.store
@@ -134,7 +137,9 @@ struct BoundedChangesTests {
             for await _ in store.changes(counter) { count += 1 }
             return count
         }
-        // A marker the waiting task hears shows it is registered before the store closes.
+        // Whether the waiting task registers before the close (the close ends its sequence) or
+        // after it (a sequence made on a closed store ends at once), its loop ends. The probe
+        // makes the first case the likely one: it hears the write the waiting task may count.
         let probe = store.changes(counter)
         store[counter] = 2
         for await _ in probe { break }

@@ -33,11 +33,11 @@ struct ConnectionBudgetTests {
     func aCommitJustBeforeTheSuspensionIsHeard() async throws {
         let directory = try TemporaryDirectory()
         let child = try RunningHelper(["budget-race", directory.path])
-        try #require(await child.line(timeout: .seconds(60)) { $0 == "ready" } != nil, "\(child.errors)")
+        try #require(await child.line(timeout: .seconds(300)) { $0 == "ready" } != nil, "\(child.errors)")
         try await sqlite3(directory.path + "/s0.sqlite", "INSERT INTO defaults(key, value) VALUES ('k', 'from the shell')")
         try Data().write(to: URL(fileURLWithPath: directory.path + "/go"))
-        #expect(await child.line(timeout: .seconds(60)) { $0 == "opened" } != nil, "\(child.lines.all) \(child.errors)")
-        #expect(await child.value(after: "heard ", timeout: .seconds(90)) == "from the shell", "\(child.lines.all) \(child.errors)")
+        #expect(await child.line(timeout: .seconds(300)) { $0 == "opened" } != nil, "\(child.lines.all) \(child.errors)")
+        #expect(await child.value(after: "heard ", timeout: .seconds(300)) == "from the shell", "\(child.lines.all) \(child.errors)")
         #expect(await child.exitStatus(timeout: .seconds(60)) == 0)
     }
 }
