@@ -12,7 +12,7 @@ public struct OffThePool: SuiteTrait, TestTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
-        try await withTaskExecutorPreference(TestExecutor.shared) { try await function() }
+        try await withTaskExecutorPreference(TestExecutor.shared.body()) { try await function() }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// The threads every test body of the package runs on (``OffThePool``): one for each body that
@@ -14,11 +15,19 @@ import Testing
 /// the pool is left to what a server leaves it to: the package's async paths and the tasks of
 /// its dependencies. Tasks a test starts with `Task { }` do not inherit the preference and run
 /// on the pool, as in an app.
-public final class TestExecutor: TaskExecutor, @unchecked Sendable {
-    // Sendable proof: `jobs`, `threads` and `idle` are only touched while `condition` is locked.
+///
+/// A body that was waiting and can go on (its `await` returned) goes ahead of the bodies that
+/// have not started: with few threads (a sanitizer's two) a resumed body would otherwise wait
+/// behind every test not yet begun, while what it awaited — a child process told to wait for
+/// it, a time limit — ran on (a helper waited 60 s for its test's next line, CI 2026-12-02).
+public final class TestExecutor: @unchecked Sendable {
+    // Sendable proof: `fresh`, `resumed`, `threads` and `idle` are only touched while
+    // `condition` is locked.
     private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var head = 0
+    /// First jobs of bodies that have not run yet, in arrival order.
+    private var fresh = JobQueue()
+    /// Later jobs of bodies that have run: taken first.
+    private var resumed = JobQueue()
     private var threads = 0
     private var idle = 0
     private let width: Int
@@ -48,13 +57,37 @@ public final class TestExecutor: TaskExecutor, @unchecked Sendable {
         self.width = width
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+    /// An executor for one test body: its jobs run on these threads, its first behind the
+    /// bodies already waiting to start, every later one ahead of them.
+    public func body() -> Body {
+        Body(threads: self)
+    }
+
+    /// One test body's executor (``body()``).
+    public final class Body: TaskExecutor {
+        private let threads: TestExecutor
+        private let started = Atomic<Bool>(false)
+
+        fileprivate init(threads: TestExecutor) {
+            self.threads = threads
+        }
+
+        public func enqueue(_ job: consuming ExecutorJob) {
+            let resumed = started.exchange(true, ordering: .relaxed)
+            threads.enqueue(UnownedJob(job), on: asUnownedTaskExecutor(), resumed: resumed)
+        }
+    }
+
+    private func enqueue(_ job: UnownedJob, on executor: UnownedTaskExecutor, resumed isResumed: Bool) {
         condition.lock()
-        jobs.append(job)
+        if isResumed {
+            resumed.append((job, executor))
+        } else {
+            fresh.append((job, executor))
+        }
         // A thread for each queued job no idle thread will take (a signalled thread stays
         // counted as idle until it wakes, so `idle == 0` alone would leave a second job waiting).
-        let start = jobs.count - head > idle && threads < width
+        let start = fresh.count + resumed.count > idle && threads < width
         if start { threads += 1 }
         condition.signal()
         condition.unlock()
@@ -68,19 +101,36 @@ public final class TestExecutor: TaskExecutor, @unchecked Sendable {
     private func run() {
         while true {
             condition.lock()
-            while head == jobs.count {
+            while fresh.count + resumed.count == 0 {
                 idle += 1
                 condition.wait()
                 idle -= 1
             }
-            let job = jobs[head]
-            head += 1
-            if head == jobs.count {
-                jobs.removeAll(keepingCapacity: true)
-                head = 0
-            }
+            let (job, executor) = resumed.count > 0 ? resumed.removeFirst() : fresh.removeFirst()
             condition.unlock()
-            job.runSynchronously(on: asUnownedTaskExecutor())
+            job.runSynchronously(on: executor)
         }
+    }
+}
+
+/// A first-in, first-out queue of jobs with the executor each runs on.
+private struct JobQueue {
+    private var items: [(UnownedJob, UnownedTaskExecutor)] = []
+    private var head = 0
+
+    var count: Int { items.count - head }
+
+    mutating func append(_ item: (UnownedJob, UnownedTaskExecutor)) {
+        items.append(item)
+    }
+
+    mutating func removeFirst() -> (UnownedJob, UnownedTaskExecutor) {
+        let item = items[head]
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return item
     }
 }
