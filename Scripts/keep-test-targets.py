@@ -6,8 +6,9 @@
 Scripts/consumers.sh builds the macro's tests at the lowest swift-syntax in a copy of this
 repository; `swift build --build-tests` builds every test target, so the copy keeps only the ones
 it runs; CI's background lane (.ci/run) trims its own clone's manifest the same way for the
-sanitizer builds and restores it after. Never run on the repository's own manifest. Fails when a name is not a test target of
-the manifest, or when nothing was removed (the manifest's shape changed under it).
+sanitizer builds and restores it after. Never run on the repository's own manifest. Fails when a
+name is not a test target of the manifest, or when nothing was removed (the manifest's shape
+changed under it).
 """
 import re
 import sys
