@@ -17,8 +17,13 @@ if [ "${BENCHMARK_SHARED_RELEASE:-0}" = 1 ]; then
     build=("${release_flags[@]}" --package-path "$here" --scratch-path "$here/../$release_scratch")
 fi
 
-swift build "${build[@]}" --product Ratios >&2
-bin="$(swift build "${build[@]}" --show-bin-path)"
+# BENCHMARK_BIN=DIR (Benchmarks/smoke.sh): Ratios is already built there; no SwiftPM run.
+if [ -n "${BENCHMARK_BIN:-}" ]; then
+    bin="$BENCHMARK_BIN"
+else
+    swift build "${build[@]}" --product Ratios >&2
+    bin="$(swift build "${build[@]}" --show-bin-path)"
+fi
 
 # Count allocations: the malloc interposer (built with package-benchmark) must be preloaded.
 interposer="$bin/libMallocInterposerSwift.so"

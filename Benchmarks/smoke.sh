@@ -4,8 +4,11 @@
 # and runs; never fails on timing.
 #
 #   bash Benchmarks/smoke.sh            build (if needed) and run
-#   bash Benchmarks/smoke.sh --build    only build what it runs (CI builds it in its background
-#                                       lane, then runs it in the foreground)
+#   bash Benchmarks/smoke.sh --build    only build what it runs, and note where (CI builds it in
+#                                       its background lane, then runs it in the foreground)
+#   BENCH_SKIP_BUILD=1 bash Benchmarks/smoke.sh
+#                                       run what --build made without running SwiftPM (each
+#                                       `swift build` plans the whole graph again first)
 #
 # Built with the shipped binary's flags in its scratch folder (Scripts/release-flags.sh), so
 # the dependencies Scripts/prefs-release.sh compiled are reused: `swift package benchmark` builds
@@ -21,10 +24,17 @@ cd "$(dirname "$0")/.."
 source Scripts/release-flags.sh
 build=("${release_flags[@]}" --package-path Benchmarks --scratch-path "$release_scratch")
 targets=(Reads Writes Notifications Scale Flags)
-for target in "${targets[@]}" Ratios; do
-    swift build "${build[@]}" --product "$target"
-done
-bin="$(swift build "${build[@]}" --show-bin-path)"
+noted="$release_scratch/benchmarks-bin"
+if [ "${BENCH_SKIP_BUILD:-0}" = 1 ]; then
+    [ -f "$noted" ] || { echo "smoke: nothing built (bash Benchmarks/smoke.sh --build)" >&2; exit 1; }
+    bin="$(cat "$noted")"
+else
+    for target in "${targets[@]}" Ratios; do
+        swift build "${build[@]}" --product "$target"
+    done
+    bin="$(swift build "${build[@]}" --show-bin-path)"
+    echo "$bin" >"$noted"
+fi
 [ "${1:-}" = --build ] && exit 0
 export SQLITEDEFAULTS_BENCH_SMOKE=1
 export SQLITEDEFAULTS_BENCH_WRITER="$bin/BenchWriter"
@@ -33,4 +43,4 @@ for target in "${targets[@]}"; do
     echo "== $target"
     "$bin/$target"
 done
-BENCHMARK_SHARED_RELEASE=1 bash Benchmarks/compare.sh --smoke
+BENCHMARK_SHARED_RELEASE=1 BENCHMARK_BIN="$bin" bash Benchmarks/compare.sh --smoke

@@ -3,6 +3,9 @@
 #
 #   bash Scripts/prefs-release.sh [OUTPUT_DIR]        (default .build-release/dist)
 #
+#   PREFS_RELEASE_FROM=Benchmarks bash Scripts/prefs-release.sh   (the same binary, built with
+#                                        the benchmark package as root; CI, see below)
+#
 # Leaves OUTPUT_DIR/bin/prefs and OUTPUT_DIR/share/man/man1/prefs.1 (install both with
 # `cp -R OUTPUT_DIR/. /usr/local/`), and prints the binary's absolute path as its last line.
 #
@@ -56,6 +59,18 @@ out="$(cd "$out" && pwd)"
 # No debug information (`-gnone`): the binary is stripped below, so it would be thrown away;
 # leaving it out took the build from 500 s to 459 s on two cores (2026-11-28).
 flags=("${release_flags[@]}" --enable-all-traits --scratch-path "$scratch")
+# PREFS_RELEASE_FROM=Benchmarks builds the same product with the benchmark package as the root
+# package (it names every trait of this one, so the binary is the same): CI does, because the
+# start-up programs and the benchmarks are built next in this scratch folder from that package.
+# SwiftPM 6.3 orders a package's -DTrait flags as a Set iterates, and a root's
+# `--enable-all-traits` and a dependent's trait list iterate differently even with a fixed hash
+# seed, so every switch of root package compiled the library's modules again (60 s of a core for the
+# start-up programs, 2026-12-04; swiftlang/swift-package-manager#10525).
+case "${PREFS_RELEASE_FROM:-}" in
+    "") ;;
+    Benchmarks) flags=("${release_flags[@]}" --package-path Benchmarks --scratch-path "$scratch") ;;
+    *) echo "prefs-release: PREFS_RELEASE_FROM is empty or Benchmarks, not '$PREFS_RELEASE_FROM'" >&2; exit 2 ;;
+esac
 echo "== building prefs (release, static Swift runtime and Foundation)" >&2
 swift build "${flags[@]}" --product prefs >&2
 bin="$(swift build "${flags[@]}" --show-bin-path)"

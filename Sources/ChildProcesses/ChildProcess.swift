@@ -110,7 +110,9 @@ public final class ChildProcess: Sendable {
             Thread {
                 // A child that exits without reading raises SIGPIPE here: callers that pass input
                 // either ignore SIGPIPE (the tests do) or pass what fits a pipe buffer (64 KiB).
-                writer.write(Data(input))
+                // Ignored, the write fails with EPIPE, which is dropped: the child's status says
+                // what happened. (`write(_:)` without `contentsOf:` traps on any error.)
+                try? writer.write(contentsOf: Data(input))
                 if !keepsInputOpen { try? writer.close() }
             }.start()
         }
@@ -119,7 +121,7 @@ public final class ChildProcess: Sendable {
     /// Writes `bytes` to the child's standard input (kept open by `keepsInputOpen`); does
     /// nothing once it is closed or when it was not kept open.
     public func writeInput(_ bytes: [UInt8]) {
-        openInput?.write(Data(bytes))
+        try? openInput?.write(contentsOf: Data(bytes))
     }
 
     /// Closes the child's standard input: it reads end of file.

@@ -13,6 +13,7 @@ import SQLiteDefaults
 /// ``runProcess(_:_:input:)``, suspending until the child ends.
 @discardableResult
 public func runProcess(_ executable: String, _ arguments: [String], input: String? = nil) async throws -> ProcessResult {
+    ignoreSIGPIPE
     let child = try ChildProcess(executable, arguments, input: input.map { Array($0.utf8) })
     guard let outcome = await child.wait(timeout: .seconds(600)) else {
         throw DefaultsError(.ioError, "\(child.commandLine) did not finish within ten minutes; it was killed")

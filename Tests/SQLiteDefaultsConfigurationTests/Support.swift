@@ -82,8 +82,6 @@ enum Prefs {
         return builtExecutable("prefs")
     }
 
-    private static let ignoreSIGPIPE: Void = { signal(SIGPIPE, SIG_IGN) }()
-
     /// Runs `prefs --db database arguments…`, expecting success.
     static func run(database: String, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
         try #require(FileManager.default.isExecutableFile(atPath: executable), "prefs is missing at \(executable)",

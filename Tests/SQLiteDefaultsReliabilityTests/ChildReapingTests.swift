@@ -70,4 +70,17 @@ struct ChildReapingTests {
     func missingExecutable() {
         #expect(throws: POSIXError.self) { try ChildProcess("/nonexistent/program", []) }
     }
+
+    @Test("A child that exits without reading its input ends with its status; the writer does not trap")
+    func childThatIgnoresItsInput() async throws {
+        // A shell that cannot load its library exits before it reads a byte. The input is more
+        // than a pipe holds (64 KiB), so the write is still under way when the child is gone and
+        // fails with EPIPE (SIGPIPE ignored, as DefaultsTestSupport's runProcess does);
+        // FileHandle's `write(_:)` trapped on that, ending the whole test run.
+        ignoreSIGPIPE
+        let input = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+        let child = try ChildProcess("/bin/sh", ["-c", "exit 127"], input: input)
+        let outcome = try #require(await child.wait(timeout: .seconds(60)))
+        #expect(outcome.status == 127 && !outcome.killedBySignal)
+    }
 }
