@@ -46,7 +46,13 @@ struct DefaultsTestHelper {
         }
         guard arguments.count >= 3 else { throw usage() }
         let command = arguments[0]
-        let store = try DefaultsStore(path: arguments[1])
+        var configuration = DefaultsStore.Configuration()
+        // A test that starts hundreds of helpers at idle priority gives them longer to wait for
+        // each other's lock than the default 10 s (OpenTogetherTests).
+        if let seconds = ProcessInfo.processInfo.environment["DEFAULTS_TEST_HELPER_BUSY_TIMEOUT"].flatMap(Int.init) {
+            configuration.busyTimeout = .seconds(seconds)
+        }
+        let store = try DefaultsStore(path: arguments[1], configuration: configuration)
         let key = arguments[2]
         switch command {
         case "modify-loop":

@@ -236,9 +236,16 @@ public final class RunningHelper: Sendable {
     private let child: ChildProcess
 
     /// Starts the helper with `arguments` (the command first).
-    public init(_ arguments: [String]) throws {
+    /// - Parameters:
+    ///   - environment: variables set for the helper on top of this process's environment
+    ///     (`DEFAULTS_TEST_HELPER_BUSY_TIMEOUT`, in seconds, sets its store's busy timeout).
+    ///   - idle: starts it at the lowest CPU priority (`nice -n 19`), for a test that starts
+    ///     hundreds of helpers and must not take both cores from the suites beside it.
+    public init(_ arguments: [String], environment: [String: String] = [:], idle: Bool = false) throws {
         let lines = self.lines, errorLines = self.errorLines
-        child = try ChildProcess(builtExecutable("DefaultsTestHelper"), arguments,
+        let helper = builtExecutable("DefaultsTestHelper")
+        child = try ChildProcess(idle ? "/usr/bin/nice" : helper, idle ? ["-n", "19", helper] + arguments : arguments,
+                                 environment: environment,
                                  onLine: { lines.append($0) }, onErrorLine: { errorLines.append($0) })
     }
 

@@ -24,8 +24,12 @@ final class CollectingLogHandler: LogHandler, @unchecked Sendable {
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = ProcessInfo.processInfo.environment["FLEET_DEBUG"] != nil ? .trace : .info
     let lines: Collected<String>
+    let stamped: Collected<StampedLine>?
 
-    init(lines: Collected<String>) { self.lines = lines }
+    init(lines: Collected<String>, stamped: Collected<StampedLine>? = nil) {
+        self.lines = lines
+        self.stamped = stamped
+    }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -33,8 +37,18 @@ final class CollectingLogHandler: LogHandler, @unchecked Sendable {
     }
 
     func log(event: LogEvent) {
-        lines.append("\(ContinuousClock.now) \(event.level): \(event.message) \(event.metadata ?? [:])")
+        let now = ContinuousClock.now
+        let line = "\(now) \(event.level): \(event.message) \(event.metadata ?? [:])"
+        lines.append(line)
+        stamped?.append(StampedLine(instant: now, line: line))
     }
+}
+
+/// A log line and the instant it was logged: when the product spoke, not when a test that
+/// polls for the line (itself waiting for a core on a loaded machine) noticed it.
+struct StampedLine: Sendable {
+    let instant: ContinuousClock.Instant
+    let line: String
 }
 
 /// One machine of a test fleet: its own SQLite file and store, its own PostgreSQL client,
@@ -44,6 +58,8 @@ final class Machine: Sendable {
     let store: DefaultsStore
     let sync: DefaultsPostgresSync
     let log = Collected<String>()
+    /// The same lines with the instant each was logged.
+    let stampedLog = Collected<StampedLine>()
     private let task: Task<Void, any Error>
 
     /// - Parameter diagnoses: whether the sync is given the server's URL, to ask PostgreSQL
@@ -56,8 +72,8 @@ final class Machine: Sendable {
         self.store = store
         let serverURL = try PostgresURL(url)
         let client = PostgresClient(configuration: serverURL.configuration)
-        let lines = log
-        let logger = Logger(label: "fleet-test") { _ in CollectingLogHandler(lines: lines) }
+        let lines = log, stamped = stampedLog
+        let logger = Logger(label: "fleet-test") { _ in CollectingLogHandler(lines: lines, stamped: stamped) }
         // Relayed: pushes through the pooler need no session function (as the public initializer sets).
         var timing = timing
         if !relays.isEmpty { timing.pushesInOneRoundTrip = false }
