@@ -47,11 +47,10 @@ CREATE TABLE defaults_history_settings (
 CREATE TABLE defaults_identity (
     id TEXT NOT NULL
 );
-CREATE TABLE defaults_json_grammar (
+CREATE TABLE defaults_json_steps (
     state   TEXT NOT NULL,
-    -- The byte read (a one-byte BLOB), X'' for the end of the text, or the TEXT '*' for any byte
-    -- this state has no row of its own for.
-    ch      NOT NULL,
+    -- The byte read as two upper-case hex digits, or '' for the end of the text.
+    ch      TEXT NOT NULL,
     -- What the innermost open container must be for this step: 'o' an object, 'a' an array,
     -- '#' none (the top level), '*' any.
     top     TEXT NOT NULL,
@@ -85,8 +84,9 @@ BEGIN
     SELECT (SELECT 1 FROM json_each('{}', 'a key of defaults is TEXT, so a ' || typeof(new.key) || ' key is refused'))
         WHERE typeof(new.key) IS NOT 'text';
     -- json_each raises only for a refusal: a write that fits opens no table-valued function.
-    SELECT (SELECT 1 FROM json_each('{}', 'declared key "' || j.key || '" is ' || j.type || ', so ' || j.refusal))
-    FROM (SELECT s.key, s.type, CASE
+    -- LIMIT 1 keeps the subquery whole, so the refusal is compiled once.
+    SELECT (SELECT 1 FROM json_each('{}', j.refusal))
+    FROM (SELECT 'declared key "' || s.key || '" is ' || s.type || ', so ' || CASE
             WHEN instr(' bool:integer int:integer double:real double:integer date:real date:integer string:text url:text json:text data:blob ',
                     ' ' || s.type || ':' || typeof(new.value) || ' ') = 0
                 THEN 'a ' || typeof(new.value) || ' value is refused'
@@ -94,7 +94,7 @@ BEGIN
             WHEN s.type = 'bool' AND new.value NOT IN (0, 1) THEN 'the value ' || new.value || ' is refused (0 or 1 only)'
             WHEN s.allowed IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(s.allowed) AS a WHERE a.value = CAST(new.value AS TEXT))
                 THEN 'the value ' || CAST(new.value AS TEXT) || ' is refused (allowed: ' || s.allowed || ')' END AS refusal
-        FROM defaults_schema AS s WHERE s.key = new.key) AS j
+        FROM defaults_schema AS s WHERE s.key = new.key LIMIT 1) AS j
     WHERE j.refusal IS NOT NULL;
     INSERT INTO defaults_json_validate(key, origin, value)
         SELECT new.key, 'value', new.value FROM defaults_schema WHERE key = new.key AND type = 'json';
@@ -122,13 +122,12 @@ BEGIN
     -- the walk.
     SELECT 1 FROM json_each('{}', CASE WHEN NOT EXISTS (
         WITH RECURSIVE scan(p, s, st) AS (
-            SELECT 1, 'value', '#' WHERE instr(CAST(new.value AS BLOB), x'00') = 0
+            SELECT 1, 'value', '#'
             UNION ALL
             SELECT x.p + g.advance, g.next,
                 CASE g.stack WHEN '' THEN x.st WHEN '-' THEN substr(x.st, 1, length(x.st) - 1) ELSE x.st || g.stack END
-            FROM scan AS x JOIN defaults_json_grammar AS g ON g.state = x.s AND g.top IN ('*', substr(x.st, -1))
-                AND g.ch = coalesce((SELECT h.ch FROM defaults_json_grammar AS h
-                    WHERE h.state = x.s AND h.ch = substr(CAST(new.value AS BLOB), x.p, 1)), '*')
+            FROM scan AS x JOIN defaults_json_steps AS g ON g.state = x.s
+                AND g.ch = hex(substr(CAST(new.value AS BLOB), x.p, 1)) AND g.top IN ('*', substr(x.st, -1))
             WHERE g.stack IN ('', '-') OR length(x.st) <= 1000
         )
         SELECT 1 FROM scan WHERE s = 'valid')
@@ -145,12 +144,8 @@ CREATE TRIGGER defaults_log_insert AFTER INSERT ON defaults
 BEGIN
     INSERT INTO defaults_changes(key, value, omitted, time, writer_identity, secret)
     SELECT new.key,
-        CASE WHEN s.secret = 1 THEN NULL
-             WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384 THEN NULL
-             ELSE new.value END,
-        CASE WHEN s.secret = 1 THEN NULL
-             WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
-             THEN length(CAST(new.value AS BLOB)) END,
+        CASE WHEN s.secret = 1 OR length(CAST(new.value AS BLOB)) > 16384 THEN NULL ELSE new.value END,
+        CASE WHEN s.secret IS NOT 1 AND length(CAST(new.value AS BLOB)) > 16384 THEN length(CAST(new.value AS BLOB)) END,
         CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER),
         CASE WHEN unicode(sqlite_source_id()) = 123 THEN sqlite_source_id() END,
         CASE WHEN s.secret = 1 THEN 1 END
@@ -169,12 +164,8 @@ WHEN old.value IS NOT new.value OR typeof(old.value) IS NOT typeof(new.value) OR
 BEGIN
     INSERT INTO defaults_changes(key, value, omitted, time, writer_identity, secret)
     SELECT new.key,
-        CASE WHEN s.secret = 1 THEN NULL
-             WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384 THEN NULL
-             ELSE new.value END,
-        CASE WHEN s.secret = 1 THEN NULL
-             WHEN typeof(new.value) IN ('text', 'blob') AND length(CAST(new.value AS BLOB)) > 16384
-             THEN length(CAST(new.value AS BLOB)) END,
+        CASE WHEN s.secret = 1 OR length(CAST(new.value AS BLOB)) > 16384 THEN NULL ELSE new.value END,
+        CASE WHEN s.secret IS NOT 1 AND length(CAST(new.value AS BLOB)) > 16384 THEN length(CAST(new.value AS BLOB)) END,
         CAST(round((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER),
         CASE WHEN unicode(sqlite_source_id()) = 123 THEN sqlite_source_id() END,
         CASE WHEN s.secret = 1 THEN 1 END

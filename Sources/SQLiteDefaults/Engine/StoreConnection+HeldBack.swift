@@ -125,7 +125,7 @@ extension StoreConnection {
     }
 
     /// Whether `value` passes the schema's JSON check as this library judges it (``StrictJSON``,
-    /// the grammar of `defaults_json_grammar`). Only TEXT can be JSON; for any other storage
+    /// the grammar of `defaults_json_steps`). Only TEXT can be JSON; for any other storage
     /// class the answer is "not held back": a `json` key refuses it by its class, in the
     /// trigger every client meets.
     ///

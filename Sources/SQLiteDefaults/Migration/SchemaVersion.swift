@@ -50,6 +50,9 @@ struct SchemaVersion: Comparable, Sendable, CustomStringConvertible {
     /// 0015: one redefined built-in: the library judges JSON and seals secrets in Swift, and the
     /// triggers call only `sqlite_source_id()` of its own.
     static let oneRedefinedBuiltin = SchemaVersion(15)
+    /// 0016: the checks cheaper still to prepare (`defaults_json_steps`, the JSON grammar with
+    /// a step for every byte; the declared-key check and the log triggers in fewer nodes).
+    static let upsertsCheaperToPrepare = SchemaVersion(16)
 
     /// The version a new file has: the last embedded migration's.
     static var latest: SchemaVersion { SchemaVersion(Migration.latestVersion) }

@@ -167,6 +167,53 @@ struct MigrationTests {
         }
     }
 
+    @Test("migration 16: a version-15 file walks JSON one step per byte, refuses what it refused, and logs as before")
+    func upsertsCheaperToPrepareKeepEveryVerdict() async throws {
+        let directory = try TemporaryDirectory()
+        let upTo15 = Migration.embedded.filter { $0.version <= 15 }.map(\.sql).joined(separator: "\n")
+        try await sqlite3(directory.database, upTo15 + """
+
+            PRAGMA user_version = 15;
+            INSERT INTO defaults_schema(key, type) VALUES ('cfg', 'json');
+            INSERT INTO defaults_schema(key, type, secret) VALUES ('token', 'string', 1);
+            INSERT INTO defaults VALUES ('cfg', '[1]');
+            """)
+        _ = try DefaultsStore(path: directory.database)
+        #expect(try await sqlite3(directory.database, "PRAGMA user_version") == "\(Migration.latestVersion)")
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM sqlite_master WHERE name = 'defaults_json_grammar'") == "0")
+        // Every state that took any byte ('*') has a step for each of the 255 bytes but NUL;
+        // no state has a step for NUL.
+        #expect(try await sqlite3(directory.database, "SELECT count(*) FROM defaults_json_steps WHERE ch = '00'") == "0")
+        #expect(try await sqlite3(directory.database, """
+            SELECT group_concat(state, ' ') FROM (SELECT state FROM defaults_json_steps WHERE length(ch) = 2
+                GROUP BY state HAVING count(DISTINCT ch) = 255 ORDER BY state)
+            """) == "fraction integer key power string zero")
+
+        let notJSON = "declared key \"cfg\" is json, so a value that is not valid JSON is refused"
+        let upsert = { (value: String) in "INSERT INTO defaults VALUES ('cfg', \(value)) ON CONFLICT(key) DO UPDATE SET value = excluded.value;" }
+        for value in ["CAST(X'5B315D00' AS TEXT)", "'[1'", "'{\"a\" 1}'", "'\"\t\"'", "'01'", "CAST(X'220122' AS TEXT)"] {
+            let error = await #expect(throws: DefaultsError.self, "\(value)") { try await sqlite3(directory.database, upsert(value)) }
+            #expect(error?.message.contains(notJSON) == true, "\(value) → \(error?.message ?? "")")
+        }
+        for value in ["'\"caf\u{E9} \\u00e9 \\ud800\"'", "' {\"a\" : [1.5e3, -0, true, null]} '", "'0'"] {
+            try await sqlite3(directory.database, upsert(value))
+        }
+        #expect(try await sqlite3(directory.database, "SELECT value FROM defaults WHERE key = 'cfg'") == "0")
+
+        // The log triggers: a long value is omitted with its length, an integer kept, a secret masked.
+        try await sqlite3(directory.database, """
+            INSERT INTO defaults VALUES ('big', CAST(randomblob(20000) AS TEXT));
+            INSERT INTO defaults VALUES ('n', 123456789012345678);
+            INSERT INTO defaults VALUES ('token', 'sk-1');
+            UPDATE defaults SET value = randomblob(16385) WHERE key = 'n';
+            """)
+        let entries = try await sqlite3(directory.database, """
+            SELECT group_concat(key || ':' || coalesce(typeof(value), '') || ':' || coalesce(omitted, '-') || ':' || coalesce(secret, '-'), ' ')
+            FROM (SELECT * FROM defaults_changes WHERE key IN ('big', 'n', 'token') ORDER BY seq)
+            """)
+        #expect(entries == "big:null:20000:- n:integer:-:- token:null:-:1 n:null:16385:-")
+    }
+
     @Test func aFailingMigrationRollsBackAndIsNamed() throws {
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.database, create: true)

@@ -76,7 +76,7 @@ struct VersionPruningTests {
     func anOlderFileMigrates() async throws {
         let temporary = try TemporaryDefaultsStore()
         try temporary.store.close()
-        try await sqlite3(temporary.path, "DROP TABLE defaults_versions; DROP TABLE defaults_json_grammar; DROP VIEW defaults_held_back; DROP INDEX defaults_schema_held_back; PRAGMA user_version = 12;")
+        try await sqlite3(temporary.path, "DROP TABLE defaults_versions; DROP TABLE defaults_json_steps; DROP VIEW defaults_held_back; DROP INDEX defaults_schema_held_back; PRAGMA user_version = 12;")
         let store = try DefaultsStore(path: temporary.path)
         #expect(try await sqlite3(temporary.path, "SELECT count(*) FROM sqlite_master WHERE name = 'defaults_versions'") == "1")
         try await store.setHistoryRetention(100)
