@@ -205,12 +205,24 @@ final class ChangeLog {
             // Both ascend: walk our own ranges along with the log.
             while ownIndex < ownSequences.endIndex, ownSequences[ownIndex].range.upperBound < sequence { ownIndex += 1 }
             if ownIndex < ownSequences.endIndex, ownSequences[ownIndex].range.contains(sequence) {
+                // Our own entry, at the number we logged it under: another key there means the
+                // file went back to an earlier state and was written again since.
+                if sequence == ownSequences[ownIndex].range.upperBound, let lastKey = ownSequences[ownIndex].lastKey, lastKey != key {
+                    return .resync(reason: "the change log was rewritten (the database went back to an earlier state)", dataVersion: version)
+                }
                 ownKeys.insert(key)
                 continue
             }
             guard wants(key) else { continue }
             entries.append(Entry(sequence: sequence, key: key, writer: Self.writer(statement),
                                  logged: keyIsText ? Self.logged(statement) : .unknown))
+        }
+        // This connection's own commits are in the log until this store passes them (pruning
+        // keeps the newest entries): a log that ends before them went back to an earlier state
+        // (`sqlite3 .restore` of a backup) before this store had looked past its own commit,
+        // and the position's entry, older than those, still being there proves nothing.
+        if let newest = ownSequences.last, newest.range.upperBound > end.sequence {
+            return .resync(reason: "the change log no longer holds this store's own newest entry (the database went back to an earlier state)", dataVersion: version)
         }
         return .entries(entries, end: end, dataVersion: version, ownKeys: ownKeys)
     }
