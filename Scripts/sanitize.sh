@@ -26,14 +26,16 @@ filter="${SANITIZE_FILTER:-SQLiteDefaultsTests|SQLiteDefaultsReliabilityTests}"
 # memory, and under ThreadSanitizer their slow tier alone took 450 s. They run unsanitized in
 # the README's test command.
 #
-# aBackupOfAnOlderSchemaRestoredUnderAnOpenStoreIsHeard is left out here, for a defect found and
-# not yet fixed (2026-11-29): when the monitor looks while `sqlite3 .restore` is under way, the
-# store can miss the restore — `PRAGMA data_version` on its connection changes once mid-restore
-# (the content still the old one) and not again after the restore commits, so every later look
-# finds nothing new while a SELECT on the same connection reads the restored row. Under a
-# sanitizer the window is wide enough to hit in most runs (two of the last two CI runs); in
-# the README's test command it passes. Reproduce: the test with its safety poll off, the debug
-# build, three busy loops beside it: about one run in 15–200.
+# aBackupOfAnOlderSchemaRestoredUnderAnOpenStoreIsHeard is left out here, for a defect seen
+# under the sanitizers in most CI runs up to 2026-11-29 and rarely elsewhere: the store missed
+# the restore, every later look finding nothing new while a SELECT on its connection read the
+# restored row. One cause is found and fixed (2026-12-06, ChangeLogRewindTests): a restore that
+# comes before the monitor has looked past the store's own last commit leaves the log ending at
+# the entry the store's position names, and the look took that for "nothing new". A slow
+# (sanitized) monitor beside an unsanitized `sqlite3` widens exactly that window. The failure
+# did not reproduce here on the old code either (30 runs under ThreadSanitizer, with and
+# without three busy loops beside it), so the fix is not yet proved to be the whole of it under
+# a sanitizer: the test stays out here until a CI run includes it (SANITIZE_SKIP=FaultTests).
 skip="${SANITIZE_SKIP:-FaultTests|aBackupOfAnOlderSchemaRestoredUnderAnOpenStoreIsHeard}"
 export SOAK_SECONDS="${SOAK_SECONDS:-10}"
 # Two test bodies at a time (Tests/TestScheduling/TestExecutor.swift says why).
