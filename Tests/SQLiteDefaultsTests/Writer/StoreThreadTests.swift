@@ -118,6 +118,27 @@ struct StoreThreadTests {
         #expect(store[count] == 2)
     }
 
+    @Test func callsOneRightAfterAnotherEachGetTheirOwnResult() async throws {
+        // One task's calls back to back: most are answered while their caller still looks for
+        // the result (the thread is awake between them), and a 300-key transaction every 50th
+        // outlasts the look, so its caller suspends and the next one finds the thread busy.
+        let directory = try TemporaryDirectory()
+        let store = try DefaultsStore(path: directory.database)
+        let keys = (0..<300).map { DefaultsKey<Int>("bulk.\($0)", default: 0) }
+        for round in 0..<1_000 {
+            if round % 50 == 0 {
+                try await store.transaction { tx in for key in keys { tx[key] = round } }
+            }
+            let got = try await store.modify(count) { value -> Int in
+                value += 1
+                return value
+            }
+            #expect(got == round + 1)
+        }
+        #expect(store[count] == 1_000)
+        #expect(store[keys[299]] == 950)
+    }
+
     @Test func aTaskCancelledBeforeItsWriteStartsWritesNothing() async throws {
         let directory = try TemporaryDirectory()
         let store = try DefaultsStore(path: directory.database)
