@@ -1,8 +1,7 @@
-import Foundation
 import Synchronization
 
 /// Where one async call's result meets its caller: taken at once when it came while the caller
-/// still looked for it (``look(for:)``), else handed to the caller's continuation
+/// still looked for it (``isFinished``, ``take()``), else handed to the caller's continuation
 /// (``wait()``). Completed exactly once (the ``StoreJob`` resumes once); read exactly once.
 final class StoreCall<T: Sendable>: Sendable {
     private enum State {
@@ -34,16 +33,8 @@ final class StoreCall<T: Sendable>: Sendable {
         continuation?.resume(with: result)
     }
 
-    /// Looks for the result for up to `budget`, giving the core to any other thread that wants
-    /// it between looks; the result when it came (the call is then read), else nil.
-    func look(for budget: Duration) -> Result<T, any Error>? {
-        let deadline = ContinuousClock.now.advanced(by: budget)
-        while !finished.load(ordering: .acquiring) {
-            guard ContinuousClock.now < deadline else { return nil }
-            sched_yield()
-        }
-        return take()
-    }
+    /// Whether the result has come (a caller looking for it reads one atomic, not the lock).
+    var isFinished: Bool { finished.load(ordering: .acquiring) }
 
     /// Suspends the caller until the result comes (at once if it has).
     func wait() async throws -> T {
@@ -60,7 +51,8 @@ final class StoreCall<T: Sendable>: Sendable {
         }
     }
 
-    private func take() -> Result<T, any Error>? {
+    /// The result, when it came and no one read it yet (the call is then read).
+    func take() -> Result<T, any Error>? {
         state.withLock { state in
             guard case .done(let result) = state else { return nil }
             state = .taken

@@ -135,7 +135,8 @@ final class StoreThread: Sendable {
                 call.complete(result)
                 return true
             }, fail: { call.complete(.failure($0)) })
-            if armed, enqueue(job), let result = call.look(for: Self.callerLook) {
+            if armed, enqueue(job), Self.look(for: Self.callerLook, until: { call.isFinished }),
+               let result = call.take() {
                 return try result.get()
             }
             return try await call.wait()
@@ -256,14 +257,21 @@ final class StoreThread: Sendable {
         }
     }
 
-    /// Looks for a queued job (or the store closing) for up to ``linger``, giving the core to
-    /// any other thread that wants it between looks.
+    /// Looks for a queued job (or the store closing) for up to ``linger``.
     private func lingerForNextJob() {
-        let deadline = ContinuousClock.now.advanced(by: Self.linger)
-        repeat {
-            if state.withLock({ $0.head < $0.queue.count || $0.closedError != nil }) { return }
+        _ = Self.look(for: Self.linger) { state.withLock { $0.head < $0.queue.count || $0.closedError != nil } }
+    }
+
+    /// Looks for `done` for up to `budget`, giving the core to any other thread that wants it
+    /// between looks (the store thread's linger, and a caller's look for its result); whether
+    /// it came.
+    static func look(for budget: Duration, until done: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: budget)
+        while !done() {
+            guard ContinuousClock.now < deadline else { return false }
             sched_yield()
-        } while ContinuousClock.now < deadline
+        }
+        return true
     }
 
     /// The first queued job, a parked one whose time came first (they were queued earlier).
