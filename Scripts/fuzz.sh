@@ -51,11 +51,18 @@ for target in "${targets[@]}"; do
 done
 
 # LeakSanitizer runs after any input that allocated more than it freed; Tests/Fuzz/lsan.supp
-# says what it cannot see (Swift's side tables) and is the only suppression. Swift's own crash
+# says what it cannot see (Swift's side tables) and is the only suppression. It does not run
+# again at exit (leak_check_at_exit=0): what the targets hold then is the last input's state,
+# reachable from their static stores, and LeakSanitizer cannot follow a class reference that
+# Swift keeps in an enum payload with the case in the pointer's spare bits (a `Data` of 15 bytes
+# or more inside `SQLiteValue.blob`: 48 of 50 such values reported as leaked by a 10-line
+# program, 2026-12-06). The at-exit check failed one CI run that way (a 15-byte `$data` value
+# "leaked" from Base64 decoding, with an empty input); a leak that grows with each input is
+# still found after the input that leaks. Swift's own crash
 # backtracer is off: libFuzzer and ASan report the crash, and the backtracer's reads of other
 # threads' stacks trip ASan.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}"
-export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/Tests/Fuzz/lsan.supp:print_suppressions=0}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/Tests/Fuzz/lsan.supp:print_suppressions=0:leak_check_at_exit=0}"
 export SWIFT_BACKTRACE=enable=no
 fuzz_one() {
     local target="$1" name="${1#Fuzz}"
