@@ -26,7 +26,8 @@
 #   library itself: the tool then reads and writes with the SQLite the distribution patches, the
 #   one `sqlite3` and every other client of the file use. Every Linux that can run the tool has
 #   it (`apt-get install libsqlite3-0`, `dnf install sqlite-libs`).
-# - glibc (2.31 or newer, as the toolchain's static runtime requires) and libstdc++.
+# - glibc (2.31 or newer, as the toolchain's static runtime requires) and libgcc_s. libstdc++,
+#   which the runtime and Foundation need, is linked in (Scripts/release-flags.sh says how).
 #
 # What its 75 MB (stripped; 78 MB as bytes, 2026-11-28) are: 34 MB are ICU's data (icudt, in
 # .rodata), linked because the full `Foundation` module (FoundationInternationalization) is
@@ -37,7 +38,8 @@
 # no command formats for a locale (dates are ISO 8601 from PrefsFormats, numbers Swift's own
 # text). Dropping it means every module in prefs's graph importing FoundationEssentials only,
 # its dependencies included; until then the data costs disk and page-cache, not start-up work
-# (`prefs read`: 8.8 M instructions under callgrind against the sqlite3 shell's 6.4 M, 1.38x).
+# (`prefs read`: 5.80 M instructions under callgrind against the sqlite3 shell's 5.20 M, 1.12x,
+# 2026-12-06; 7.65 M while libstdc++ was loaded).
 #
 # The man page comes from the same help text as `prefs --help`: swift-argument-parser's
 # generate-manual tool reads the binary's `--experimental-dump-help`.
