@@ -29,7 +29,7 @@
 # - glibc (2.31 or newer, as the toolchain's static runtime requires) and libgcc_s. libstdc++,
 #   which the runtime and Foundation need, is linked in (Scripts/release-flags.sh says how).
 #
-# What its 75 MB (stripped; 78 MB as bytes, 2026-11-28) are: 34 MB are ICU's data (icudt, in
+# What its 74 MB (stripped, 2026-12-06; 75 MB on 2026-11-28) are: 34 MB are ICU's data (icudt, in
 # .rodata), linked because the full `Foundation` module (FoundationInternationalization) is
 # imported by this package's modules and by prefs's dependencies (postgres-nio, Hummingbird,
 # swift-crypto, NIOFoundationCompat); 30 MB are machine code (.text), about half of it Foundation

@@ -19,8 +19,9 @@ release_scratch=".build-release"
 # every `prefs` run about two million instructions of symbol binding (the loader resolving
 # libstdc++.so.6's own relocations): `prefs read` 7.65 M instructions loading it, 5.80 M with it
 # linked in, the sqlite3 shell 5.20 M (callgrind, 2026-12-06); 1.59-2.10x the shell's time
-# before, 1.38-1.44x after (Benchmarks/startup.sh). A folder holding only the archive, searched before the compiler's own (`-L` on the
-# Swift driver reaches the linker ahead of them), makes the same `-lstdc++` take the archive.
+# before, 1.34-1.44x after (Benchmarks/startup.sh). A folder holding only the archive, searched
+# before the compiler's own (`-L` on the Swift driver reaches the linker ahead of them), makes the
+# same `-lstdc++` take the archive.
 # Where no archive is found (a toolchain without libstdc++'s static library), the binary loads it.
 release_libstdcxx="$(clang -print-file-name=libstdc++.a 2>/dev/null || true)"
 if [ -f "$release_libstdcxx" ]; then
